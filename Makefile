@@ -1,0 +1,37 @@
+# Two commands on a fresh machine: `make demo` and `make test`. Each builds the
+# virtualenv on first use and rebuilds it when pyproject.toml changes.
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+EXTRAS ?= dev,eval
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+export POSTHOG_DISABLED := 1
+export GRAPHITI_TELEMETRY_ENABLED := false
+
+# graphmem needs Python >= 3.12 (falkordblite does); find one without guessing wrong.
+PYTHON_BOOT ?= $(shell for p in python3.12 python3.13 python3 $(wildcard $(HOME)/.pyenv/versions/3.1[23]*/bin/python3) /usr/bin/python3.12 /usr/local/bin/python3.12; do \
+	$$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { echo $$p; break; }; done)
+
+.PHONY: venv test demo bench clean-venv
+
+$(STAMP): pyproject.toml
+	@test -n "$(PYTHON_BOOT)" || { echo "graphmem needs Python >= 3.12; none found (set PYTHON_BOOT=...)" >&2; exit 1; }
+	@test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
+	$(PY) -m pip install --progress-bar off -e '.[$(EXTRAS)]'
+	@touch $@
+
+venv: $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+demo: $(STAMP)
+	$(PY) -m graphmem.demo
+
+bench: $(STAMP)
+	$(PY) -m bench
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,1 @@
+"""Evaluations: datasets, system adapters, judge, metrics, report (graphmem.evals)."""

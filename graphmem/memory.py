@@ -1,0 +1,210 @@
+"""`Memory`: the one entry point. Each verb validates its input, then hands the
+work to the module named for it (`temporal`, `ingest`, `retrieval`, `forget`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date, datetime
+from pathlib import Path
+
+import numpy as np
+
+from graphmem import temporal
+from graphmem import queries as q
+from graphmem.config import Settings
+from graphmem.embedder import Embedder, default_embedder
+from graphmem.errors import InvalidInput
+from graphmem.schema import time as t
+from graphmem.schema.models import EntityNode, FactEdge, check_user_id
+from graphmem.schema.records import AddFactResult, FactRecord, Timeline
+from graphmem.store import Store
+
+PREDICATE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_ ]{0,63}$")
+MAX_NAME_CHARS = 500
+MAX_FACT_CHARS = 4_000
+
+TimeLike = datetime | date | str
+
+
+def normalize_predicate(predicate: object) -> str:
+    """'lives in' / 'lives_in' / 'LIVES_IN' -> 'LIVES_IN' (Graphiti's edge-name style)."""
+    if not isinstance(predicate, str) or not PREDICATE_RE.match(predicate.strip()):
+        raise InvalidInput(f"predicate {predicate!r} must be 1-64 letters, digits, spaces or '_'")
+    return "_".join(predicate.strip().upper().split())
+
+
+def _text(value: object, field: str, limit: int) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{field} must be a non-empty string")
+    if len(value) > limit:
+        raise InvalidInput(f"{field} is {len(value)} characters; the limit is {limit}")
+    return value.strip()
+
+
+class Memory:
+    """Temporal knowledge-graph memory for one or many users.
+
+    Args:
+        data_dir: where the embedded FalkorDB keeps its files (default
+            ``GRAPHMEM_DATA_DIR`` or ``~/.graphmem``).
+        falkordb_url: use a FalkorDB server instead (``GRAPHMEM_FALKORDB_URL``).
+        embedder: anything with ``name``, ``dimension`` and ``embed()``; default
+            all-MiniLM-L6-v2, loaded on first use.
+
+    Example:
+        >>> with Memory(data_dir="/tmp/gm") as mem:
+        ...     mem.add_fact("alice", "alice", "lives_in", "Beijing", valid_at="2024-03-01")
+        ...     [f.object for f in mem.facts("alice")]
+        ['Beijing']
+    """
+
+    def __init__(
+        self,
+        data_dir: str | Path | None = None,
+        falkordb_url: str | None = None,
+        *,
+        embedder: Embedder | None = None,
+        settings: Settings | None = None,
+    ) -> None:
+        overrides = {k: v for k, v in {"data_dir": data_dir, "falkordb_url": falkordb_url}.items() if v is not None}
+        self.settings = (settings or Settings()).model_copy(update=overrides)
+        self.store = Store.open(data_dir=self.settings.data_dir, falkordb_url=self.settings.falkordb_url)
+        self._embedder = embedder
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = default_embedder()
+        return self._embedder
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.store.close()
+
+    # -- graph plumbing -------------------------------------------------------
+
+    def _open_graph(self, user_id: str) -> None:
+        self.store.ensure_graph(user_id, dimension=self.embedder.dimension, embedder=self.embedder.name)
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape != (len(texts), self.embedder.dimension):
+            raise InvalidInput(
+                f"embedder {self.embedder.name!r} returned shape {vectors.shape}; "
+                f"expected ({len(texts)}, {self.embedder.dimension})"
+            )
+        return vectors
+
+    def _check_vector(self, vector: Sequence[float], field: str) -> list[float]:
+        values = [float(x) for x in vector]
+        if len(values) != self.embedder.dimension:
+            raise InvalidInput(f"{field} has {len(values)} dimensions; this memory uses {self.embedder.dimension}")
+        if not np.all(np.isfinite(values)):
+            raise InvalidInput(f"{field} contains NaN or infinity")
+        return values
+
+    # -- verbs ------------------------------------------------------------------
+
+    def add_fact(
+        self,
+        user_id: str,
+        subject: str,
+        predicate: str,
+        object: str,
+        *,
+        fact: str | None = None,
+        valid_at: TimeLike | None = None,
+        invalid_at: TimeLike | None = None,
+        reference_time: TimeLike | None = None,
+        single_valued: bool = True,
+        episodes: Sequence[str] = (),
+        derived_from: Sequence[str] = (),
+        importance: float = 0.5,
+        expires_at: TimeLike | None = None,
+        embedding: Sequence[float] | None = None,
+    ) -> AddFactResult:
+        """Record one fact directly (the store-level write under `write()`).
+
+        A single-valued predicate closes the value it contradicts instead of
+        deleting it; a restatement is merged. Transaction time is the wall clock.
+        """
+        check_user_id(user_id)
+        subject = _text(subject, "subject", MAX_NAME_CHARS)
+        obj = _text(object, "object", MAX_NAME_CHARS)
+        name = normalize_predicate(predicate)
+        text = _text(fact or f"{subject} {name.lower().replace('_', ' ')} {obj}", "fact", MAX_FACT_CHARS)
+        valid = t.to_utc_or_none(valid_at, field="valid_at")
+        invalid = t.to_utc_or_none(invalid_at, field="invalid_at")
+        if valid and invalid and invalid <= valid:
+            raise InvalidInput("invalid_at must be later than valid_at")
+        fact_vector = self._check_vector(embedding, "embedding") if embedding is not None else None
+        vectors = self._embed([subject, obj] + ([] if fact_vector else [text]))
+        self._open_graph(user_id)
+        with self.store.user_lock(user_id):
+            source = self._merge_entity(user_id, subject, vectors[0])
+            target = self._merge_entity(user_id, obj, vectors[1])
+            edge = FactEdge(
+                group_id=user_id,
+                name=name,
+                fact=text,
+                valid_at=valid,
+                invalid_at=invalid,
+                reference_time=t.to_utc_or_none(reference_time, field="reference_time") or valid,
+                source_node_uuid=source,
+                target_node_uuid=target,
+                episodes=list(episodes),
+                derived_from=list(derived_from),
+                importance=importance,
+                expires_at=t.to_utc_or_none(expires_at, field="expires_at"),
+            )
+            return temporal.insert_fact(
+                self.store,
+                user_id,
+                edge,
+                fact_vector or vectors[2].tolist(),
+                single_valued=single_valued,
+            )
+
+    def _merge_entity(self, user_id: str, name: str, vector: np.ndarray) -> str:
+        entity = EntityNode(group_id=user_id, name=name)
+        rows = self.store.run(user_id, q.merge_entity(entity, vector.tolist()))
+        return rows[0]["uuid"]
+
+    def facts(
+        self, user_id: str, valid_at: TimeLike | None = None, known_at: TimeLike | None = None
+    ) -> list[FactRecord]:
+        """Facts true at `valid_at` as known at `known_at` (both default to now).
+
+        Example:
+            >>> [f.object for f in mem.facts("alice", valid_at="2024-04-15")]
+            ['Beijing']
+        """
+        check_user_id(user_id)
+        return temporal.facts_at(
+            self.store,
+            user_id,
+            valid_at=t.to_utc_or_none(valid_at, field="valid_at"),
+            known_at=t.to_utc_or_none(known_at, field="known_at"),
+        )
+
+    def history(self, user_id: str, entity_or_fact: str) -> Timeline:
+        """Every version of an entity's facts, or of the slot of one fact uuid.
+
+        Raises NotFound when the user, entity or fact does not exist.
+        """
+        check_user_id(user_id)
+        key = _text(entity_or_fact, "entity_or_fact", MAX_NAME_CHARS)
+        return temporal.history(self.store, user_id, key)
+
+    def users(self) -> list[str]:
+        return self.store.users()
+
+    def drop_user(self, user_id: str) -> bool:
+        """Delete a user's whole graph at once (no per-fact cascade)."""
+        return self.store.drop(check_user_id(user_id))

@@ -1,0 +1,162 @@
+"""The FalkorDB store: one connection, one graph per user, queries as parameters.
+
+Embedded (falkordblite, the default) or a FalkorDB server (``falkordb_url``);
+the Cypher is the same. This is the only module that talks to FalkorDB, and
+the one place where redis/FalkorDB errors become `StoreError`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from graphmem.embedded import open_embedded, server_pid
+from graphmem.errors import ConfigError, InvalidInput, StoreError
+from graphmem.queries import Query, create_graph_meta, graph_meta
+from graphmem.schema import time as t
+from graphmem.schema.indexes import all_indexes
+from graphmem.schema.models import check_user_id
+
+
+@contextmanager
+def translate_store_errors(action: str) -> Iterator[None]:
+    """Backend errors -> StoreError, with the operation named."""
+    try:
+        yield
+    except redis.exceptions.RedisError as exc:
+        raise StoreError(f"{action} failed: {exc}") from exc
+    except OSError as exc:
+        raise StoreError(f"{action} failed: {exc}") from exc
+
+
+def _connect_server(url: str):
+    from falkordb import FalkorDB
+
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise ConfigError(f"falkordb_url {url!r} must start with redis://, rediss:// or unix://")
+    with translate_store_errors(f"connecting to FalkorDB at {url}"):
+        db = FalkorDB.from_url(url)
+        db.connection.ping()
+    return db
+
+
+class Store:
+    """A FalkorDB database holding one graph per user.
+
+    Example:
+        >>> store = Store.open(data_dir=Path("/tmp/gm"))
+        >>> store.run("alice", Query("RETURN 1 AS one", {}))
+        [{'one': 1}]
+    """
+
+    def __init__(self, db, *, embedded: bool) -> None:
+        self._db = db
+        self.embedded = embedded
+        self._ready: dict[str, int] = {}
+        self._locks: dict[str, threading.RLock] = {}
+        self._guard = threading.Lock()
+
+    @classmethod
+    def open(cls, *, data_dir: Path | None = None, falkordb_url: str | None = None) -> "Store":
+        if falkordb_url:
+            return cls(_connect_server(falkordb_url), embedded=False)
+        if data_dir is None:
+            raise ConfigError("an embedded store needs a data directory")
+        return cls(open_embedded(Path(data_dir).expanduser()), embedded=True)
+
+    @property
+    def server_pid(self) -> int | None:
+        return server_pid(self._db) if self.embedded else None
+
+    def run(self, user_id: str, query: Query, *, read_only: bool = False) -> list[dict[str, Any]]:
+        """Run one query on the user's graph; rows come back as dicts."""
+        graph = self._db.select_graph(check_user_id(user_id))
+        with translate_store_errors(f"query on graph {user_id!r}"):
+            if read_only:
+                result = graph.ro_query(query.cypher, query.params)
+            else:
+                result = graph.query(query.cypher, query.params)
+        names = [column[1] if isinstance(column, (list, tuple)) else column for column in result.header]
+        return [dict(zip(names, row)) for row in result.result_set]
+
+    def users(self) -> list[str]:
+        with translate_store_errors("listing graphs"):
+            return sorted(self._db.list_graphs())
+
+    def has_graph(self, user_id: str) -> bool:
+        check_user_id(user_id)
+        return user_id in self._ready or user_id in self.users()
+
+    def user_lock(self, user_id: str) -> threading.RLock:
+        """Writes to one user are serialized within the process."""
+        with self._guard:
+            return self._locks.setdefault(user_id, threading.RLock())
+
+    def ensure_graph(self, user_id: str, *, dimension: int, embedder: str) -> int:
+        """Create the user's graph with its indexes once; return its embedding size.
+
+        A graph records the embedding dimension it was built with; opening it
+        with an embedder of another dimension is refused rather than mixing
+        vectors that cannot be compared.
+        """
+        check_user_id(user_id)
+        if user_id in self._ready:
+            return self._check_dimension(user_id, self._ready[user_id], dimension)
+        with self.user_lock(user_id):
+            rows = self.run(user_id, graph_meta()) if user_id in self.users() else []
+            if rows:
+                stored = int(rows[0]["embedding_dim"])
+            else:
+                for statement in all_indexes(dimension):
+                    self._create_index(user_id, statement)
+                self.run(user_id, create_graph_meta(dimension, embedder, t.now_utc()))
+                stored = dimension
+            self._ready[user_id] = stored
+        return self._check_dimension(user_id, stored, dimension)
+
+    @staticmethod
+    def _check_dimension(user_id: str, stored: int, dimension: int) -> int:
+        if stored != dimension:
+            raise InvalidInput(
+                f"graph {user_id!r} holds {stored}-dimensional embeddings; this embedder makes {dimension}"
+            )
+        return stored
+
+    def _create_index(self, user_id: str, statement: str) -> None:
+        try:
+            self.run(user_id, Query(statement, {}))
+        except StoreError as exc:
+            if "already indexed" not in str(exc).lower():
+                raise
+
+    def drop(self, user_id: str) -> bool:
+        """Delete a user's whole graph; True when there was one."""
+        check_user_id(user_id)
+        self._ready.pop(user_id, None)
+        if user_id not in self.users():
+            return False
+        with translate_store_errors(f"deleting graph {user_id!r}"):
+            self._db.select_graph(user_id).delete()
+        return True
+
+    def execute(self, *command: Any) -> Any:
+        """A raw server command (BGREWRITEAOF, SAVE, ...) for maintenance paths."""
+        with translate_store_errors(f"server command {command[0]}"):
+            return self._db.connection.execute_command(*command)
+
+    def close(self) -> None:
+        """Release the connection; the embedded server stops with its last client."""
+        db, self._db = self._db, None
+        if db is None:
+            return
+        close = getattr(db, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:  # noqa: BLE001 - closing must not raise
+                pass

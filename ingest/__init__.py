@@ -1,0 +1,1 @@
+"""Ingestion: episodes, extractors, temporal, entity and fact resolution (graphmem.ingest)."""

@@ -1,0 +1,1 @@
+"""Retrieval: query parsing, BM25, vectors, BFS, fusion, packets (graphmem.retrieval)."""

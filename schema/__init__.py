@@ -1,0 +1,1 @@
+"""Graph schema: node and edge models, indexes, time predicates (graphmem.schema)."""

@@ -1,0 +1,170 @@
+"""The graph's nodes and edges, with Graphiti 0.31's property names (DESIGN §3).
+
+These are plain data: no `save()`. `to_props()` gives the dict stored in FalkorDB
+(times encoded by `schema.time.encode`, embeddings left out because the query
+wraps them in ``vecf32``); `from_props()` reads one back. Extra graphmem fields
+sit beside Graphiti's, so Graphiti's own search reads a graphmem graph unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid as uuidlib
+from datetime import datetime
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from graphmem.errors import InvalidInput
+from graphmem.schema import time as t
+
+USER_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+
+
+def check_user_id(user_id: object) -> str:
+    """A user id is a graph name, so it is whitelisted, never escaped.
+
+    Example:
+        >>> check_user_id("alice_01")
+        'alice_01'
+    """
+    if not isinstance(user_id, str) or not USER_ID_RE.match(user_id):
+        raise InvalidInput(
+            f"user id {user_id!r} is invalid: use 1-128 characters from A-Z, a-z, 0-9, '_' and '-'"
+        )
+    return user_id
+
+
+def new_uuid() -> str:
+    return str(uuidlib.uuid4())
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def normalize_name(name: str) -> str:
+    """The key entities are matched on: casefolded, inner whitespace collapsed."""
+    return " ".join(name.casefold().split())
+
+
+class GraphModel(BaseModel):
+    """Shared conversion: datetime fields encode to strings, embeddings stay out."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+    TIME_FIELDS: ClassVar[tuple[str, ...]] = ()
+    VECTOR_FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _times_to_utc(cls, value: Any, info: Any) -> Any:
+        if info.field_name in cls.TIME_FIELDS and value is not None:
+            return t.decode(value) if isinstance(value, str) else t.to_utc(value, field=info.field_name)
+        return value
+
+    def to_props(self) -> dict[str, Any]:
+        props = self.model_dump(exclude=set(self.VECTOR_FIELDS))
+        for name in self.TIME_FIELDS:
+            props[name] = t.encode(props[name])
+        return props
+
+    @classmethod
+    def from_props(cls, props: dict[str, Any]):
+        return cls.model_validate(props)
+
+
+class EpisodicNode(GraphModel):
+    """One conversation turn, kept verbatim as evidence."""
+
+    TIME_FIELDS: ClassVar[tuple[str, ...]] = ("valid_at", "created_at")
+
+    uuid: str = Field(default_factory=new_uuid)
+    group_id: str
+    name: str = Field(description="the source turn id (e.g. LoCoMo 'D3:7') or a generated one")
+    content: str
+    source: str = "message"
+    source_description: str = ""
+    valid_at: datetime = Field(description="when the conversation happened (session time)")
+    created_at: datetime = Field(default_factory=t.now_utc)
+    entity_edges: list[str] = Field(default_factory=list)
+    session_id: str | None = None
+    turn_index: int = 0
+    speaker: str = ""
+    content_hash: str = ""
+
+
+class EntityNode(GraphModel):
+    """A person, place, thing or idea the conversation names."""
+
+    TIME_FIELDS: ClassVar[tuple[str, ...]] = ("created_at",)
+    VECTOR_FIELDS: ClassVar[tuple[str, ...]] = ("name_embedding",)
+
+    uuid: str = Field(default_factory=new_uuid)
+    group_id: str
+    name: str
+    normalized_name: str = ""
+    summary: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    entity_type: str = "Entity"
+    name_embedding: list[float] | None = None
+    created_at: datetime = Field(default_factory=t.now_utc)
+
+    def model_post_init(self, _: Any) -> None:
+        if not self.normalized_name:
+            self.normalized_name = normalize_name(self.name)
+
+
+class FactEdge(GraphModel):
+    """A fact between two entities, with both time axes.
+
+    ``valid_at``/``invalid_at``: when the fact holds in the world.
+    ``created_at``/``expired_at``: when graphmem believed it.
+    ``invalidated_by``: the uuid of the fact that closed this one.
+    ``derived_from``: uuids of facts this one was inferred from (forgetting follows them).
+    """
+
+    TIME_FIELDS: ClassVar[tuple[str, ...]] = (
+        "valid_at",
+        "invalid_at",
+        "created_at",
+        "expired_at",
+        "reference_time",
+        "last_accessed_at",
+        "expires_at",
+    )
+    VECTOR_FIELDS: ClassVar[tuple[str, ...]] = ("fact_embedding",)
+
+    uuid: str = Field(default_factory=new_uuid)
+    group_id: str
+    name: str = Field(description="the predicate, e.g. LIVES_IN")
+    fact: str
+    fact_embedding: list[float] | None = None
+    episodes: list[str] = Field(default_factory=list)
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    created_at: datetime = Field(default_factory=t.now_utc)
+    expired_at: datetime | None = None
+    reference_time: datetime | None = None
+    source_node_uuid: str
+    target_node_uuid: str
+    derived_from: list[str] = Field(default_factory=list)
+    invalidated_by: str | None = None
+    importance: float = 0.5
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+    expires_at: datetime | None = None
+
+    def order_key(self) -> datetime:
+        """Where this fact starts on the timeline when ``valid_at`` is unknown."""
+        return self.valid_at or self.reference_time or self.created_at
+
+
+class MentionsEdge(GraphModel):
+    """(:Episodic)-[:MENTIONS]->(:Entity): which turns name which entities."""
+
+    TIME_FIELDS: ClassVar[tuple[str, ...]] = ("created_at",)
+
+    uuid: str = Field(default_factory=new_uuid)
+    group_id: str
+    created_at: datetime = Field(default_factory=t.now_utc)
