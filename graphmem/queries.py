@@ -74,11 +74,11 @@ def create_fact(edge: FactEdge, embedding: Sequence[float] | None) -> Query:
     )
 
 
-def slot_facts(source_uuid: str, predicate: str) -> Query:
-    """Every fact with this subject and predicate, whatever its status."""
+def slot_facts(source_uuid: str, slot: str) -> Query:
+    """Every fact with this subject and slot, whatever its status."""
     return Query(
-        f"MATCH (s:Entity {{uuid: $source}})-[r:RELATES_TO {{name: $predicate}}]->(o:Entity) RETURN {FACT_VIEW}",
-        {"source": source_uuid, "predicate": predicate},
+        f"MATCH (s:Entity {{uuid: $source}})-[r:RELATES_TO {{slot: $slot}}]->(o:Entity) RETURN {FACT_VIEW}",
+        {"source": source_uuid, "slot": slot},
     )
 
 
@@ -95,12 +95,14 @@ def close_fact(closure: Closure) -> Query:
     )
 
 
-def append_episodes(fact_uuid: str, episodes: Sequence[str]) -> Query:
-    """MERGE of a restated fact: remember the new evidence, keep the old."""
+def merge_restatement(fact_uuid: str, episodes: Sequence[str], valid_at: datetime | None) -> Query:
+    """MERGE of a restated fact: add the new evidence; an earlier start moves the start back."""
     return Query(
         "MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() "
-        "SET r.episodes = coalesce(r.episodes, []) + [x IN $episodes WHERE NOT x IN coalesce(r.episodes, [])]",
-        {"uuid": fact_uuid, "episodes": list(episodes)},
+        "SET r.episodes = coalesce(r.episodes, []) + [x IN $episodes WHERE NOT x IN coalesce(r.episodes, [])], "
+        "r.valid_at = CASE WHEN $valid_at IS NOT NULL AND (r.valid_at IS NULL OR r.valid_at > $valid_at) "
+        "THEN $valid_at ELSE r.valid_at END",
+        {"uuid": fact_uuid, "episodes": list(episodes), "valid_at": t.encode(valid_at)},
     )
 
 
@@ -112,7 +114,7 @@ def facts_at(valid_at: datetime, known_at: datetime | None) -> Query:
         where.append(t.known_at_cypher("r", "k"))
         params["k"] = t.encode(known_at)
     else:
-        where.append("NOT (r.expired_at IS NOT NULL AND r.invalidated_by IS NULL)")
+        where.append("NOT (toString(r.expired_at) IS NOT NULL AND r.invalidated_by IS NULL)")
     return Query(
         f"MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) WHERE {' AND '.join(where)} "
         f"RETURN {FACT_VIEW} ORDER BY r.valid_at, r.created_at",

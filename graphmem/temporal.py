@@ -22,6 +22,15 @@ def edge_from_row(row: dict[str, Any]) -> FactEdge:
     return FactEdge.from_props({k: v for k, v in row.items() if k in FactEdge.model_fields and v is not None})
 
 
+def _same_value(a: FactEdge, b: FactEdge) -> bool:
+    return a.name == b.name and a.target_node_uuid == b.target_node_uuid
+
+
+def _restates(old: FactEdge, new: FactEdge) -> bool:
+    """Same value and still open: the new statement is more evidence for it."""
+    return _same_value(old, new) and old.expired_at is None
+
+
 def insert_fact(
     store: Store,
     user_id: str,
@@ -38,16 +47,15 @@ def insert_fact(
     on the timeline by `plan_closures`; multi-valued predicates just add.
     """
     now = now or t.now_utc()
-    slot = [edge_from_row(row) for row in store.run(user_id, q.slot_facts(edge.source_node_uuid, edge.name))]
-    same = [e for e in slot if e.target_node_uuid == edge.target_node_uuid and e.expired_at is None]
+    slot = [edge_from_row(row) for row in store.run(user_id, q.slot_facts(edge.source_node_uuid, edge.slot))]
+    same = [e for e in slot if _restates(e, edge)]
     if same:
         kept = same[0]
-        if edge.episodes:
-            store.run(user_id, q.append_episodes(kept.uuid, edge.episodes))
+        store.run(user_id, q.merge_restatement(kept.uuid, edge.episodes, edge.valid_at))
         return AddFactResult(action="merged", fact_uuid=kept.uuid)
     closures = []
     if single_valued:
-        others = [e for e in slot if e.target_node_uuid != edge.target_node_uuid]
+        others = [e for e in slot if not _same_value(e, edge)]
         closures = plan_closures(others, edge, now)
     store.run(user_id, q.create_fact(edge, embedding))
     for closure in closures:
@@ -122,7 +130,7 @@ def history(store: Store, user_id: str, entity_or_fact: str, *, now: datetime | 
     rows = store.run(user_id, q.facts_by_uuid([entity_or_fact]), read_only=True)
     if rows:
         fact = edge_from_row(rows[0])
-        rows = store.run(user_id, q.slot_facts(fact.source_node_uuid, fact.name), read_only=True)
+        rows = store.run(user_id, q.slot_facts(fact.source_node_uuid, fact.slot), read_only=True)
         subject = rows[0]["subject"]
     else:
         found = store.run(user_id, q.find_entity(entity_or_fact, normalize_name(entity_or_fact)), read_only=True)

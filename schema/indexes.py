@@ -9,7 +9,7 @@ from __future__ import annotations
 RANGE_INDEXES = (
     "CREATE INDEX FOR (n:Entity) ON (n.uuid, n.group_id, n.name, n.normalized_name, n.created_at)",
     "CREATE INDEX FOR (n:Episodic) ON (n.uuid, n.group_id, n.name, n.created_at, n.valid_at, n.session_id, n.content_hash)",
-    "CREATE INDEX FOR ()-[e:RELATES_TO]-() ON (e.uuid, e.group_id, e.name, e.created_at, e.expired_at, e.valid_at, e.invalid_at)",
+    "CREATE INDEX FOR ()-[e:RELATES_TO]-() ON (e.uuid, e.group_id, e.name, e.slot, e.created_at, e.expired_at, e.valid_at, e.invalid_at)",
     "CREATE INDEX FOR ()-[e:MENTIONS]-() ON (e.uuid, e.group_id)",
 )
 

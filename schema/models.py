@@ -138,6 +138,7 @@ class FactEdge(GraphModel):
     uuid: str = Field(default_factory=new_uuid)
     group_id: str
     name: str = Field(description="the predicate, e.g. LIVES_IN")
+    slot: str = Field(default="", description="facts of one slot contradict each other; default: name")
     fact: str
     fact_embedding: list[float] | None = None
     episodes: list[str] = Field(default_factory=list)
@@ -154,6 +155,10 @@ class FactEdge(GraphModel):
     access_count: int = 0
     last_accessed_at: datetime | None = None
     expires_at: datetime | None = None
+
+    def model_post_init(self, _: Any) -> None:
+        if not self.slot:
+            self.slot = self.name
 
     def order_key(self) -> datetime:
         """Where this fact starts on the timeline when ``valid_at`` is unknown."""

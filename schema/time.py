@@ -20,6 +20,12 @@ Decisions where the design is terse:
   at K, so the fact reads open-ended as it did then.
 
 Each predicate has a ``*_cypher`` twin; tests run both on the same cases.
+
+FalkorDB 4.22 (the module falkordblite ships) ignores ``<``/``<=`` on a
+parameterised string when a range index covers the property (FalkorDB issue
+#2239), and Graphiti creates such indexes on every time field. The Cypher twins
+therefore read times through ``toString(...)``, which keeps the planner off the
+index and leaves the comparison exact.
 """
 
 from __future__ import annotations
@@ -100,7 +106,7 @@ def is_current(edge: Temporal) -> bool:
     return edge.expired_at is None
 
 
-CURRENT_CYPHER = "{r}.expired_at IS NULL"
+CURRENT_CYPHER = "toString({r}.expired_at) IS NULL"
 
 
 def is_retracted_by(edge: Temporal, k: datetime) -> bool:
@@ -114,8 +120,8 @@ def is_known_at(edge: Temporal, k: datetime) -> bool:
 
 
 KNOWN_AT_CYPHER = (
-    "({r}.created_at <= ${k} AND NOT ({r}.expired_at IS NOT NULL AND {r}.expired_at <= ${k} "
-    "AND {r}.invalidated_by IS NULL))"
+    "(toString({r}.created_at) <= ${k} AND NOT (toString({r}.expired_at) IS NOT NULL "
+    "AND toString({r}.expired_at) <= ${k} AND {r}.invalidated_by IS NULL))"
 )
 
 
@@ -128,8 +134,8 @@ def invalid_at_as_known(edge: Temporal, k: datetime | None) -> datetime | None:
 
 
 INVALID_AT_AS_KNOWN_CYPHER = (
-    "CASE WHEN {r}.invalidated_by IS NOT NULL AND {r}.expired_at IS NOT NULL AND {r}.expired_at > ${k} "
-    "THEN NULL ELSE {r}.invalid_at END"
+    "CASE WHEN {r}.invalidated_by IS NOT NULL AND toString({r}.expired_at) > ${k} "
+    "THEN NULL ELSE toString({r}.invalid_at) END"
 )
 
 
@@ -143,8 +149,9 @@ def is_true_at(edge: Temporal, t: datetime, k: datetime | None = None) -> bool:
 
 def true_at_cypher(r: str = "r", t: str = "t", k: str | None = None) -> str:
     """Cypher twin of `is_true_at`; parameters are named, never inlined."""
-    end = f"{r}.invalid_at" if k is None else "(" + INVALID_AT_AS_KNOWN_CYPHER.format(r=r, k=k) + ")"
-    return f"(({r}.valid_at IS NULL OR {r}.valid_at <= ${t}) AND ({end} IS NULL OR {end} > ${t}))"
+    end = f"toString({r}.invalid_at)" if k is None else "(" + INVALID_AT_AS_KNOWN_CYPHER.format(r=r, k=k) + ")"
+    start = f"toString({r}.valid_at)"
+    return f"(({start} IS NULL OR {start} <= ${t}) AND ({end} IS NULL OR {end} > ${t}))"
 
 
 def known_at_cypher(r: str = "r", k: str = "k") -> str:

@@ -1,0 +1,68 @@
+"""What an extractor sees and what it returns; shared by every extractor.
+
+An extractor reads one turn at a time (with a little context) and returns the
+entities it names and the facts it states, with dates already resolved against
+the session time. Names are surface names; resolution against the graph
+happens later (`ingest.entities`, `ingest.facts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class TurnContext(BaseModel):
+    """One turn to extract from, with what is needed to resolve "I" and dates."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    speaker: str = Field(description="who said it; first-person statements are about this speaker")
+    session_time: datetime = Field(description="aware UTC; relative dates resolve against it")
+    turn_id: str = ""
+    previous: tuple[str, ...] = Field(default=(), description="earlier turns of the session, oldest first")
+
+
+class ExtractedEntity(BaseModel):
+    name: str
+    entity_type: str = "Entity"
+
+
+class ExtractedFact(BaseModel):
+    """A fact as stated in one turn.
+
+    ``predicate`` is UPPER_SNAKE (LIVES_IN, WORKS_AT, HAS_PET). ``slot`` groups
+    facts that contradict each other when ``single_valued`` (e.g. the diet
+    facts AVOIDS/EATS about spicy food share the slot ``DIET:spicy food``);
+    None means the predicate itself is the slot. ``derived_from`` holds indexes
+    of other facts of the same extraction this one was inferred from.
+    """
+
+    subject: str
+    predicate: str
+    object: str
+    fact: str = Field(description="a self-contained sentence naming the subject")
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    single_valued: bool = False
+    slot: str | None = None
+    importance: float = 0.5
+    expires_at: datetime | None = None
+    derived_from: list[int] = Field(default_factory=list)
+
+
+class Extraction(BaseModel):
+    entities: list[ExtractedEntity] = Field(default_factory=list)
+    facts: list[ExtractedFact] = Field(default_factory=list)
+
+
+class Extractor(Protocol):
+    """Turns -> one Extraction per turn, in order."""
+
+    name: str
+
+    def extract(self, turns: Sequence[TurnContext]) -> list[Extraction]: ...
