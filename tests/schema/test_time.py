@@ -1,0 +1,107 @@
+"""Timestamps and the time predicates: the Python form and the Cypher form must agree."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+from types import SimpleNamespace
+
+import pytest
+
+from graphmem import InvalidInput
+from graphmem.queries import Query
+from graphmem.schema import time as t
+
+UTC = timezone.utc
+
+
+def d(day: int) -> datetime:
+    return datetime(2024, 1, 1, tzinfo=UTC) + timedelta(days=day)
+
+
+def test_encoding_is_fixed_width_utc_with_offset():
+    assert t.encode(datetime(2024, 3, 1, 8, 0, tzinfo=timezone(timedelta(hours=8)))) == (
+        "2024-03-01T00:00:00.000000+00:00"
+    )
+    assert t.encode(datetime(2024, 3, 1)) == "2024-03-01T00:00:00.000000+00:00"
+    assert t.encode(date(2024, 3, 1)) == "2024-03-01T00:00:00.000000+00:00"
+    assert t.encode("2024-03-01T12:30:00Z") == "2024-03-01T12:30:00.000000+00:00"
+    assert t.decode("2024-03-01T00:00:00+00:00") == datetime(2024, 3, 1, tzinfo=UTC)
+
+
+def test_string_order_is_time_order():
+    moments = [d(0), d(0) + timedelta(microseconds=1), d(1), datetime(2031, 1, 1, tzinfo=UTC)]
+    assert sorted(t.encode(m) for m in moments) == [t.encode(m) for m in moments]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["yesterday-ish", "2024-13-01", "", 12345, None, [2024], datetime(1, 1, 1), "0999-01-01"],
+)
+def test_unusable_times_are_typed_errors(bad):
+    with pytest.raises(InvalidInput):
+        t.to_utc(bad)
+
+
+def test_offset_that_leaves_the_year_range_is_rejected():
+    with pytest.raises(InvalidInput):
+        t.to_utc(datetime(9999, 12, 31, 23, 0, tzinfo=timezone(timedelta(hours=-5))))
+
+
+def edge(valid=None, invalid=None, created=0, expired=None, by=None):
+    return SimpleNamespace(
+        valid_at=None if valid is None else d(valid),
+        invalid_at=None if invalid is None else d(invalid),
+        created_at=d(created),
+        expired_at=None if expired is None else d(expired),
+        invalidated_by=by,
+    )
+
+
+CASES = [
+    edge(),
+    edge(valid=10),
+    edge(valid=10, invalid=20),
+    edge(valid=10, invalid=20, created=5, expired=15, by="x"),
+    edge(valid=10, invalid=20, created=5, expired=15),
+    edge(invalid=20, created=12, expired=30, by="y"),
+    edge(valid=25, created=1),
+]
+MOMENTS = [0, 5, 10, 12, 15, 19, 20, 25, 40]
+
+
+def as_props(e) -> dict:
+    return {k: t.encode(getattr(e, k)) for k in ("valid_at", "invalid_at", "created_at", "expired_at")} | {
+        "invalidated_by": e.invalidated_by
+    }
+
+
+def test_python_and_cypher_predicates_agree(memory):
+    memory.store.ensure_graph("twin", dimension=3, embedder="none")
+    for e in CASES:
+        for tt in MOMENTS:
+            for kk in [None, *MOMENTS]:
+                k = None if kk is None else d(kk)
+                exprs = {
+                    "true_at": t.true_at_cypher("r", "t", None if k is None else "k"),
+                    "current": t.current_cypher("r"),
+                }
+                if k is not None:
+                    exprs["known_at"] = t.known_at_cypher("r", "k")
+                cypher = "WITH $r AS r RETURN " + ", ".join(f"{v} AS {n}" for n, v in exprs.items())
+                [row] = memory.store.run("twin", Query(cypher, {"r": as_props(e), "t": t.encode(d(tt)), "k": t.encode(k)}))
+                assert row["true_at"] == t.is_true_at(e, d(tt), k), (e, tt, kk)
+                assert row["current"] == t.is_current(e)
+                if k is not None:
+                    assert row["known_at"] == t.is_known_at(e, k), (e, kk)
+
+
+def test_predicate_meanings():
+    superseded = edge(valid=10, invalid=20, created=5, expired=15, by="x")
+    assert t.is_true_at(superseded, d(12)) and not t.is_true_at(superseded, d(20))
+    assert t.is_true_at(superseded, d(25), d(14))  # before the supersession it read open-ended
+    assert t.is_known_at(superseded, d(30))  # superseded facts stay the record of the past
+    retracted = edge(valid=10, created=5, expired=15)
+    assert t.is_known_at(retracted, d(14)) and not t.is_known_at(retracted, d(15))
+    assert t.status_of(superseded, d(40)) == "superseded"
+    assert t.status_of(edge(valid=1, invalid=3), d(40)) == "ended"
+    assert t.status_of(edge(valid=1), d(40)) == "current"
