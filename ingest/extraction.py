@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -60,6 +60,7 @@ class Extraction(BaseModel):
     facts: list[ExtractedFact] = Field(default_factory=list)
 
 
+@runtime_checkable
 class Extractor(Protocol):
     """Turns -> one Extraction per turn, in order."""
 

@@ -159,11 +159,14 @@ class ChatClient:
                     continue
                 self.meter.record_failure(stage)
                 raise translate_error(exc, base_url=self.base_url, model=self.model, attempts=attempt + 1) from exc
-            usage = completion.usage
+            except ValueError as exc:  # openai lets a 200 whose body is not JSON through as JSONDecodeError
+                self.meter.record_call(stage, latency_s=time.perf_counter() - started, retry=attempt > 0)
+                raise MalformedReply(f"the response body is not JSON: {exc}") from exc
+            usage = getattr(completion, "usage", None)
             self.meter.record_call(
                 stage,
-                prompt_tokens=usage.prompt_tokens if usage else 0,
-                completion_tokens=usage.completion_tokens if usage else 0,
+                prompt_tokens=getattr(usage, "prompt_tokens", None) or 0,
+                completion_tokens=getattr(usage, "completion_tokens", None) or 0,
                 latency_s=time.perf_counter() - started,
                 retry=attempt > 0,
             )

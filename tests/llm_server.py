@@ -6,7 +6,8 @@ serving ``POST /v1/chat/completions`` (and ``/chat/completions``) in the
 OpenAI response format, with a ``usage`` block counted roughly as
 ``len(text) // 4``. The reply to each request is computed by
 ``handler(request_json)``, which returns the message content (``str``), a
-``dict`` (sent as its JSON text) or `ScriptedError` (an HTTP error status).
+``dict`` (sent as its JSON text), `ScriptedError` (an HTTP error status) or
+`ScriptedRaw` (a verbatim response body, e.g. not JSON).
 Every request body is recorded in ``.requests``, every 200 body in
 ``.responses``. ``POST /v1/embeddings`` answers with small deterministic
 vectors.
@@ -49,7 +50,15 @@ class ScriptedError:
     message: str = "scripted error"
 
 
-Reply = str | dict[str, Any] | ScriptedError
+@dataclass(frozen=True)
+class ScriptedRaw:
+    """Send ``body`` verbatim as the HTTP response (for broken-server tests)."""
+
+    body: str
+    status: int = 200
+
+
+Reply = str | dict[str, Any] | ScriptedError | ScriptedRaw
 Handler = Callable[[dict[str, Any]], Reply]
 
 
@@ -106,7 +115,9 @@ class ScriptedLLM:
         server = ThreadingHTTPServer(("127.0.0.1", 0), _make_request_handler(self))
         server.daemon_threads = True
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="scripted-llm", daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.02}, name="scripted-llm", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -133,7 +144,7 @@ class ScriptedLLM:
 
     # called from the server threads
 
-    def _chat(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def _chat(self, request: dict[str, Any]) -> tuple[int, dict[str, Any] | str]:
         with self._lock:
             self.requests.append(request)
         try:
@@ -144,6 +155,8 @@ class ScriptedLLM:
             reply = ScriptedError(500, f"handler raised {type(exc).__name__}: {exc}")
         if isinstance(reply, ScriptedError):
             return reply.status, _error_body(reply)
+        if isinstance(reply, ScriptedRaw):
+            return reply.status, reply.body
         content = reply if isinstance(reply, str) else json.dumps(reply)
         body = self._completion(request, content)
         with self._lock:
@@ -174,7 +187,10 @@ class ScriptedLLM:
 
 
 def _error_body(error: ScriptedError) -> dict[str, Any]:
-    kind = "rate_limit_error" if error.status == 429 else "server_error" if error.status >= 500 else "invalid_request_error"
+    if error.status == 429:
+        kind = "rate_limit_error"
+    else:
+        kind = "server_error" if error.status >= 500 else "invalid_request_error"
     return {"error": {"message": error.message, "type": kind, "param": None, "code": None}}
 
 
@@ -211,8 +227,8 @@ def _make_request_handler(llm: ScriptedLLM) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, _error_body(ScriptedError(404, f"no route {self.path}")))
 
-        def _send(self, status: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
+        def _send(self, status: int, body: dict[str, Any] | str) -> None:
+            data = (body if isinstance(body, str) else json.dumps(body)).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -225,4 +241,4 @@ def _make_request_handler(llm: ScriptedLLM) -> type[BaseHTTPRequestHandler]:
     return _RequestHandler
 
 
-__all__ = ["ScriptedError", "ScriptedLLM", "count_tokens", "unused_port", "user_text"]
+__all__ = ["ScriptedError", "ScriptedLLM", "ScriptedRaw", "count_tokens", "unused_port", "user_text"]

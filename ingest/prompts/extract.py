@@ -19,8 +19,10 @@ from string import Template
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphmem.errors import InvalidInput
 from graphmem.ingest.extraction import ExtractedEntity, ExtractedFact, Extraction, TurnContext
 from graphmem.ingest.prompts import ChatMessage, json_schema_format, load_text
+from graphmem.schema.time import to_utc
 
 PROMPT_VERSION = "extract-v1"
 MAX_PREVIOUS_TURNS = 6
@@ -124,7 +126,9 @@ def iso_utc(moment: datetime) -> str:
 def parse_utc(value: str | None) -> datetime | None:
     """An ISO 8601 string from the model as aware UTC; None for null or nonsense.
 
-    A date without a time is midnight UTC; a time without a zone is UTC.
+    Uses the store's own normalisation (`graphmem.schema.time.to_utc`): a date
+    without a time is midnight UTC, a time without a zone is UTC, and a year
+    the store cannot encode is dropped here rather than failing the write.
 
     Example:
         >>> parse_utc("2024-03-05"), parse_utc("2024-03-05T10:00:00+02:00").hour, parse_utc("soon")
@@ -133,13 +137,10 @@ def parse_utc(value: str | None) -> datetime | None:
     if value is None or not value.strip():
         return None
     try:
-        moment = datetime.fromisoformat(value.strip())
-    except ValueError:
-        log.debug("unparseable date from the model dropped: %r", value)
+        return to_utc(value.strip(), field="date from the model")
+    except InvalidInput as exc:
+        log.debug("date from the model dropped: %s", exc)
         return None
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
 
 
 def normalize_predicate(predicate: str) -> str:
