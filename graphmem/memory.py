@@ -177,9 +177,15 @@ class Memory:
         return rows[0]["uuid"]
 
     def facts(
-        self, user_id: str, valid_at: TimeLike | None = None, known_at: TimeLike | None = None
+        self,
+        user_id: str,
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        *,
+        subject: str | None = None,
     ) -> list[FactRecord]:
-        """Facts true at `valid_at` as known at `known_at` (both default to now).
+        """Facts true at `valid_at` as known at `known_at` (both default to now),
+        optionally only those about `subject`.
 
         Example:
             >>> [f.object for f in mem.facts("alice", valid_at="2024-04-15")]
@@ -191,6 +197,7 @@ class Memory:
             user_id,
             valid_at=t.to_utc_or_none(valid_at, field="valid_at"),
             known_at=t.to_utc_or_none(known_at, field="known_at"),
+            subject=_text(subject, "subject", MAX_NAME_CHARS) if subject is not None else None,
         )
 
     def history(self, user_id: str, entity_or_fact: str) -> Timeline:

@@ -106,18 +106,22 @@ def merge_restatement(fact_uuid: str, episodes: Sequence[str], valid_at: datetim
     )
 
 
-def facts_at(valid_at: datetime, known_at: datetime | None) -> Query:
-    """Facts true at `valid_at` as graphmem knew them at `known_at` (None = now)."""
+def facts_at(valid_at: datetime, known_at: datetime | None, subject_key: str | None = None) -> Query:
+    """Facts true at `valid_at` as graphmem knew them at `known_at` (None = now),
+    optionally only those whose subject has the normalised name `subject_key`."""
     where = [t.true_at_cypher("r", "t", "k" if known_at is not None else None)]
     params: dict[str, Any] = {"t": t.encode(valid_at)}
+    match = "MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity)"
+    if subject_key is not None:
+        match = "MATCH (s:Entity {normalized_name: $subject})-[r:RELATES_TO]->(o:Entity)"
+        params["subject"] = subject_key
     if known_at is not None:
         where.append(t.known_at_cypher("r", "k"))
         params["k"] = t.encode(known_at)
     else:
         where.append("NOT (toString(r.expired_at) IS NOT NULL AND r.invalidated_by IS NULL)")
     return Query(
-        f"MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) WHERE {' AND '.join(where)} "
-        f"RETURN {FACT_VIEW} ORDER BY r.valid_at, r.created_at",
+        f"{match} WHERE {' AND '.join(where)} RETURN {FACT_VIEW} ORDER BY r.valid_at, r.created_at",
         params,
     )
 

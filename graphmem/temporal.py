@@ -108,13 +108,20 @@ def to_records(
 
 
 def facts_at(
-    store: Store, user_id: str, *, valid_at: datetime | None, known_at: datetime | None, now: datetime | None = None
+    store: Store,
+    user_id: str,
+    *,
+    valid_at: datetime | None,
+    known_at: datetime | None,
+    subject: str | None = None,
+    now: datetime | None = None,
 ) -> list[FactRecord]:
     """Facts true at `valid_at` (default now) as known at `known_at` (default now)."""
     now = now or t.now_utc()
     if not store.has_graph(user_id):
         return []
-    rows = store.run(user_id, q.facts_at(valid_at or now, known_at), read_only=True)
+    key = normalize_name(subject) if subject is not None else None
+    rows = store.run(user_id, q.facts_at(valid_at or now, known_at, key), read_only=True)
     return to_records(store, user_id, rows, now=now, known_at=known_at)
 
 

@@ -156,3 +156,11 @@ def test_history_of_unknown_things_is_not_found(any_memory):
 def test_unknown_user_has_no_facts_and_no_graph_is_created(any_memory):
     assert any_memory.facts("ghost") == []
     assert "ghost" not in any_memory.users()
+
+
+def test_facts_about_one_subject(any_memory):
+    mem = any_memory
+    mem.add_fact("u1", "Alice", "lives_in", "Oslo")
+    mem.add_fact("u1", "Bob", "lives_in", "Lima")
+    assert objects(mem.facts("u1", subject="alice")) == ["Oslo"]
+    assert mem.facts("u1", subject="Nobody") == []
