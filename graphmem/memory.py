@@ -3,7 +3,6 @@ work to the module named for it (`temporal`, `ingest`, `retrieval`, `forget`).""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -16,22 +15,17 @@ from graphmem.config import Settings
 from graphmem.embedder import Embedder, default_embedder
 from graphmem.errors import InvalidInput
 from graphmem.schema import time as t
-from graphmem.schema.models import EntityNode, FactEdge, check_user_id
-from graphmem.schema.records import AddFactResult, FactRecord, Timeline
+from graphmem.schema.models import EntityNode, FactEdge, check_user_id, normalize_predicate
+from graphmem.ingest.extraction import Extractor
+from graphmem.ingest.pipeline import IngestContext, write_session
+from graphmem.ingest.turns import validate_session
+from graphmem.schema.records import AddFactResult, FactRecord, Timeline, WriteResult
 from graphmem.store import Store
 
-PREDICATE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_ ]{0,63}$")
 MAX_NAME_CHARS = 500
 MAX_FACT_CHARS = 4_000
 
 TimeLike = datetime | date | str
-
-
-def normalize_predicate(predicate: object) -> str:
-    """'lives in' / 'lives_in' / 'LIVES_IN' -> 'LIVES_IN' (Graphiti's edge-name style)."""
-    if not isinstance(predicate, str) or not PREDICATE_RE.match(predicate.strip()):
-        raise InvalidInput(f"predicate {predicate!r} must be 1-64 letters, digits, spaces or '_'")
-    return "_".join(predicate.strip().upper().split())
 
 
 def _text(value: object, field: str, limit: int) -> str:
@@ -65,12 +59,28 @@ class Memory:
         falkordb_url: str | None = None,
         *,
         embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
         settings: Settings | None = None,
     ) -> None:
         overrides = {k: v for k, v in {"data_dir": data_dir, "falkordb_url": falkordb_url}.items() if v is not None}
         self.settings = (settings or Settings()).model_copy(update=overrides)
         self.store = Store.open(data_dir=self.settings.data_dir, falkordb_url=self.settings.falkordb_url)
         self._embedder = embedder
+        self.extractor = extractor or self._default_extractor()
+
+    def _default_extractor(self) -> Extractor:
+        """The LLM when one is configured, else the offline rules."""
+        if self.settings.llm_base_url and self.settings.llm_model:
+            from graphmem.ingest.llm import LLMExtractor
+
+            return LLMExtractor(
+                self.settings.llm_base_url,
+                self.settings.llm_model,
+                cache_dir=Path(self.settings.data_dir).expanduser() / "llm_cache",
+            )
+        from graphmem.ingest.rules import RuleExtractor
+
+        return RuleExtractor()
 
     @property
     def embedder(self) -> Embedder:
@@ -110,6 +120,53 @@ class Memory:
         return values
 
     # -- verbs ------------------------------------------------------------------
+
+    def write(
+        self, user_id: str, turns: Sequence[dict], session_time: TimeLike, session_id: str | None = None
+    ) -> WriteResult:
+        """Store a conversation session and the facts it states.
+
+        Every turn becomes an Episodic node first (lossless evidence); then
+        entities and facts are extracted, resolved against the graph and
+        contradictions closed. Writing the same session again changes nothing.
+        All input is validated before anything is written.
+
+        Example:
+            >>> mem.write("alice", [{"role": "user", "content": "I live in Beijing."}], "2024-03-10")
+            WriteResult(episodes=1, ..., facts_added=1, ...)
+        """
+        check_user_id(user_id)
+        session = validate_session(
+            turns,
+            session_time,
+            session_id,
+            max_turn_chars=self.settings.max_turn_chars,
+            max_turns=self.settings.max_turns_per_write,
+        )
+        self._open_graph(user_id)
+        llm = self.extractor if hasattr(self.extractor, "resolve") else None
+        meter = getattr(self.extractor, "meter", None)
+        errors = getattr(self.extractor, "errors", None)
+        context = IngestContext(store=self.store, embed=self._embed, extractor=self.extractor)
+        with self.store.user_lock(user_id):
+            before = meter.snapshot() if meter else None
+            seen_errors = len(errors) if errors is not None else 0
+            result = write_session(context, user_id, session, llm=llm)
+            if meter is None:
+                return result
+            from graphmem.ingest.metering import diff
+
+            used = diff(before, meter.snapshot()).total
+            new_errors = tuple(f"{e.stage} {e.turn_id}: {e.message}" for e in (errors or [])[seen_errors:])
+        return result.model_copy(
+            update={
+                "llm_calls": used.calls,
+                "llm_cache_hits": used.cache_hits,
+                "llm_prompt_tokens": used.prompt_tokens,
+                "llm_completion_tokens": used.completion_tokens,
+                "errors": new_errors,
+            }
+        )
 
     def add_fact(
         self,

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from graphmem.schema import time as t
-from graphmem.schema.models import EntityNode, FactEdge
+from graphmem.schema.models import EntityNode, FactEdge, new_uuid
 from graphmem.schema.supersession import Closure
 
 
@@ -154,4 +154,100 @@ def episode_names(uuids: Sequence[str]) -> Query:
     return Query(
         "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.name AS name",
         {"uuids": list(uuids)},
+    )
+
+
+# -- ingestion ------------------------------------------------------------------
+
+
+def existing_episodes(uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.extracted AS extracted",
+        {"uuids": list(uuids)},
+    )
+
+
+def create_episodes(rows: Sequence[dict[str, Any]]) -> Query:
+    """rows: {uuid, props, embedding}; MERGE on uuid makes a repeated write a no-op."""
+    return Query(
+        "UNWIND $rows AS row MERGE (e:Episodic {uuid: row.uuid}) "
+        "ON CREATE SET e += row.props, e.content_embedding = vecf32(row.embedding)",
+        {"rows": list(rows)},
+    )
+
+
+def previous_episode(session_id: str, before_index: int) -> Query:
+    return Query(
+        "MATCH (e:Episodic {session_id: $session_id}) WHERE e.turn_index < $index "
+        "RETURN e.uuid AS uuid ORDER BY e.turn_index DESC LIMIT 1",
+        {"session_id": session_id, "index": before_index},
+    )
+
+
+def link_episodes(pairs: Sequence[tuple[str, str]], group_id: str, created_at: datetime) -> Query:
+    return Query(
+        "UNWIND $pairs AS p MATCH (a:Episodic {uuid: p[0]}), (b:Episodic {uuid: p[1]}) "
+        "MERGE (a)-[r:NEXT_EPISODE]->(b) ON CREATE SET r.uuid = p[2], r.group_id = $group_id, r.created_at = $at",
+        {"pairs": [[a, b, new_uuid()] for a, b in pairs], "group_id": group_id, "at": t.encode(created_at)},
+    )
+
+
+def match_entities(keys: Sequence[str]) -> Query:
+    """Entities whose normalised name or an alias is one of `keys`."""
+    return Query(
+        "MATCH (n:Entity) WHERE n.normalized_name IN $keys OR any(a IN coalesce(n.aliases, []) WHERE a IN $keys) "
+        "RETURN n.uuid AS uuid, n.name AS name, n.normalized_name AS key, coalesce(n.aliases, []) AS aliases",
+        {"keys": list(keys)},
+    )
+
+
+def nearest_entities(vector: Sequence[float], k: int) -> Query:
+    """Closest entity names by cosine; FalkorDB's score is the cosine distance."""
+    return Query(
+        "CALL db.idx.vector.queryNodes('Entity', 'name_embedding', $k, vecf32($v)) YIELD node, score "
+        "RETURN node.uuid AS uuid, node.name AS name, 1.0 - score AS similarity",
+        {"k": int(k), "v": list(vector)},
+    )
+
+
+def create_entities(rows: Sequence[dict[str, Any]]) -> Query:
+    """rows: {key, props, embedding}; MERGE on the normalised name."""
+    return Query(
+        "UNWIND $rows AS row MERGE (n:Entity {group_id: row.props.group_id, normalized_name: row.key}) "
+        "ON CREATE SET n += row.props, n.name_embedding = vecf32(row.embedding) "
+        "RETURN n.uuid AS uuid, row.key AS key",
+        {"rows": list(rows)},
+    )
+
+
+def add_aliases(pairs: Sequence[tuple[str, str]]) -> Query:
+    return Query(
+        "UNWIND $pairs AS p MATCH (n:Entity {uuid: p[0]}) "
+        "SET n.aliases = CASE WHEN p[1] IN coalesce(n.aliases, []) THEN n.aliases ELSE coalesce(n.aliases, []) + [p[1]] END",
+        {"pairs": [list(p) for p in pairs]},
+    )
+
+
+def create_mentions(pairs: Sequence[tuple[str, str]], group_id: str, created_at: datetime) -> Query:
+    return Query(
+        "UNWIND $pairs AS p MATCH (e:Episodic {uuid: p[0]}), (n:Entity {uuid: p[1]}) "
+        "MERGE (e)-[r:MENTIONS]->(n) ON CREATE SET r.uuid = p[2], r.group_id = $group_id, r.created_at = $at",
+        {"pairs": [[a, b, new_uuid()] for a, b in pairs], "group_id": group_id, "at": t.encode(created_at)},
+    )
+
+
+def mark_extracted(rows: Sequence[dict[str, Any]]) -> Query:
+    """rows: {uuid, edges}: the episode's facts are written; re-writes may skip it."""
+    return Query(
+        "UNWIND $rows AS row MATCH (e:Episodic {uuid: row.uuid}) SET e.extracted = true, e.entity_edges = row.edges",
+        {"rows": list(rows)},
+    )
+
+
+def nearest_facts(vector: Sequence[float], k: int) -> Query:
+    return Query(
+        "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($v)) "
+        "YIELD relationship AS r, score WHERE r.expired_at IS NULL "
+        "RETURN r.uuid AS uuid, r.fact AS fact, 1.0 - score AS similarity",
+        {"k": int(k), "v": list(vector)},
     )

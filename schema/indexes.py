@@ -27,6 +27,7 @@ def vector_indexes(dimension: int) -> tuple[str, ...]:
     return (
         f"CREATE VECTOR INDEX FOR ()-[e:RELATES_TO]-() ON (e.fact_embedding) {options}",
         f"CREATE VECTOR INDEX FOR (n:Entity) ON (n.name_embedding) {options}",
+        f"CREATE VECTOR INDEX FOR (n:Episodic) ON (n.content_embedding) {options}",
     )
 
 

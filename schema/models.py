@@ -20,6 +20,7 @@ from graphmem.errors import InvalidInput
 from graphmem.schema import time as t
 
 USER_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+PREDICATE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_ ]{0,63}$")
 
 
 def check_user_id(user_id: object) -> str:
@@ -34,6 +35,13 @@ def check_user_id(user_id: object) -> str:
             f"user id {user_id!r} is invalid: use 1-128 characters from A-Z, a-z, 0-9, '_' and '-'"
         )
     return user_id
+
+
+def normalize_predicate(predicate: object) -> str:
+    """'lives in' / 'lives_in' / 'LIVES_IN' -> 'LIVES_IN' (Graphiti's edge-name style)."""
+    if not isinstance(predicate, str) or not PREDICATE_RE.match(predicate.strip()):
+        raise InvalidInput(f"predicate {predicate!r} must be 1-64 letters, digits, spaces or '_'")
+    return "_".join(predicate.strip().upper().split())
 
 
 def new_uuid() -> str:

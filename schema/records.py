@@ -56,3 +56,24 @@ class AddFactResult(BaseModel):
     action: Literal["added", "merged", "superseded"]
     fact_uuid: str
     closed: tuple[str, ...] = ()
+
+
+class WriteResult(BaseModel):
+    """What one `Memory.write` stored and decided."""
+
+    model_config = ConfigDict(frozen=True)
+
+    episodes: int = 0
+    episodes_skipped: int = 0
+    entities_new: int = 0
+    entities_merged: int = 0
+    facts_added: int = 0
+    facts_merged: int = 0
+    facts_superseded: int = 0
+    facts_ignored: int = 0
+    llm_calls: int = 0
+    llm_cache_hits: int = 0
+    llm_prompt_tokens: int = 0
+    llm_completion_tokens: int = 0
+    errors: tuple[str, ...] = ()
+    episode_uuids: tuple[str, ...] = ()

@@ -78,3 +78,12 @@ def any_memory(request, tmp_path, embedder):
         for user in mem.users():
             mem.drop_user(user)
         mem.close()
+
+
+@pytest.fixture
+def scripted_llm():
+    """An OpenAI-compatible server on 127.0.0.1 whose replies a test scripts."""
+    from llm_server import ScriptedLLM
+
+    with ScriptedLLM() as server:
+        yield server

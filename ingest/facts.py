@@ -1,0 +1,125 @@
+"""Fact resolution: ADD / MERGE / SUPERSEDE / IGNORE for each extracted fact.
+
+Offline, the decision is structural (`graphmem.temporal.insert_fact`): a
+restatement of an open fact merges, a single-valued slot supersedes, anything
+else is added. With an LLM, facts that have candidates in the graph (open facts
+of the same slot, or the most similar facts) are decided in ONE batched call;
+facts without candidates never cost a call. Sessions out of order are handled
+by the same timeline planner either way.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from graphmem import queries as q
+from graphmem import temporal
+from graphmem.schema.models import FactEdge
+from graphmem.schema.supersession import plan_closures
+from graphmem.store import Store
+
+SIMILAR_FACT = 0.75
+SIMILAR_K = 3
+
+
+@dataclass
+class PlannedFact:
+    """One extracted fact, its endpoints resolved, ready to be decided on."""
+
+    edge: FactEdge
+    embedding: np.ndarray
+    single_valued: bool
+    derived_from: list[int] = field(default_factory=list)
+    ignore: bool = False
+
+
+@dataclass
+class FactOutcome:
+    counts: Counter
+    fact_uuids: list[str | None]
+
+
+def candidates_for(store: Store, user_id: str, plan: PlannedFact) -> list[tuple[str, str]]:
+    """(uuid, fact) of open facts in the same slot and the most similar open facts."""
+    seen: dict[str, str] = {}
+    for row in store.run(user_id, q.slot_facts(plan.edge.source_node_uuid, plan.edge.slot), read_only=True):
+        if row["expired_at"] is None:
+            seen[row["uuid"]] = row["fact"]
+    for row in store.run(user_id, q.nearest_facts(plan.embedding.tolist(), SIMILAR_K), read_only=True):
+        if row["similarity"] >= SIMILAR_FACT:
+            seen.setdefault(row["uuid"], row["fact"])
+    return list(seen.items())
+
+
+def apply_structural(store: Store, user_id: str, plan: PlannedFact, now: datetime) -> tuple[str, str]:
+    result = temporal.insert_fact(
+        store, user_id, plan.edge, plan.embedding.tolist(), single_valued=plan.single_valued, now=now
+    )
+    return result.action, result.fact_uuid
+
+
+def apply_decision(store: Store, user_id: str, plan: PlannedFact, action: str, target: str | None, now: datetime):
+    """Carry out an LLM decision; falls back to the structural rule for ADD."""
+    if action == "IGNORE":
+        return "ignored", None
+    if action == "MERGE" and target:
+        store.run(user_id, q.merge_restatement(target, plan.edge.episodes, plan.edge.valid_at))
+        return "merged", target
+    if action == "SUPERSEDE" and target:
+        rows = store.run(user_id, q.facts_by_uuid([target]))
+        existing = [temporal.edge_from_row(row) for row in rows]
+        store.run(user_id, q.create_fact(plan.edge, plan.embedding.tolist()))
+        for closure in plan_closures(existing, plan.edge, now):
+            store.run(user_id, q.close_fact(closure))
+        return "superseded", plan.edge.uuid
+    return apply_structural(store, user_id, plan, now)
+
+
+def resolve_facts(
+    store: Store, user_id: str, plans: Sequence[PlannedFact], *, now: datetime, llm=None
+) -> FactOutcome:
+    """Decide and write every planned fact, in order; derived facts point at their sources."""
+    counts: Counter = Counter()
+    decisions: dict[int, tuple[str, str | None]] = {}
+    if llm is not None:
+        decisions = _ask_llm(store, user_id, plans, llm)
+    uuids: list[str | None] = []
+    for i, plan in enumerate(plans):
+        if plan.ignore:
+            counts["ignored"] += 1
+            uuids.append(None)
+            continue
+        sources = [uuids[j] for j in plan.derived_from if 0 <= j < len(uuids) and uuids[j]]
+        if sources:
+            plan.edge.derived_from = sources
+        if i in decisions:
+            action, uuid = apply_decision(store, user_id, plan, *decisions[i], now)
+        else:
+            action, uuid = apply_structural(store, user_id, plan, now)
+        counts[action] += 1
+        uuids.append(uuid)
+    return FactOutcome(counts=counts, fact_uuids=uuids)
+
+
+def _ask_llm(store: Store, user_id: str, plans: Sequence[PlannedFact], llm) -> dict[int, tuple[str, str | None]]:
+    from graphmem.ingest.prompts.resolve import ExistingFact, ResolveCandidate
+
+    asked: list[int] = []
+    candidates = []
+    for i, plan in enumerate(plans):
+        if plan.ignore:
+            continue
+        found = candidates_for(store, user_id, plan)
+        if found:
+            asked.append(i)
+            existing = tuple(ExistingFact(id=uuid, fact=fact) for uuid, fact in found)
+            candidates.append(ResolveCandidate(fact=plan.edge.fact, existing=existing))
+    if not candidates:
+        return {}
+    decisions = llm.resolve(candidates)
+    return {i: (d.action.value, d.target_id) for i, d in zip(asked, decisions)}

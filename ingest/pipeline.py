@@ -1,0 +1,221 @@
+"""The write path, as named steps:
+
+    validate -> store episodes -> extract -> resolve entities -> resolve facts -> mark done
+
+Episodes are stored first and unconditionally: they are the evidence, and an
+extractor failure must not lose what the user said. Episode uuids are derived
+from (user, session, turn index, content), so writing the same session again
+finds every episode already extracted and changes nothing. An episode stored
+but not yet extracted (a crash in between) is extracted on the next write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from graphmem import queries as q
+from graphmem.errors import InvalidInput
+from graphmem.ingest.entities import resolve_entities
+from graphmem.ingest.extraction import Extraction, Extractor, TurnContext
+from graphmem.ingest.facts import PlannedFact, resolve_facts
+from graphmem.ingest.turns import SessionIn, content_hash, episode_uuid
+from graphmem.schema import time as t
+from graphmem.schema.models import EpisodicNode, FactEdge, normalize_name, normalize_predicate
+from graphmem.schema.records import WriteResult
+from graphmem.store import Store
+
+CONTEXT_TURNS = 6
+MAX_NAME_CHARS = 200
+
+
+@dataclass(frozen=True)
+class IngestContext:
+    """What a write needs besides its input: the store, the embedder, the extractor."""
+
+    store: Store
+    embed: Any  # Callable[[Sequence[str]], np.ndarray]
+    extractor: Extractor
+
+
+def build_episodes(user_id: str, session: SessionIn, now: datetime) -> list[EpisodicNode]:
+    """One Episodic node per turn; pure."""
+    session_key = session.session_id or session.key()
+    return [
+        EpisodicNode(
+            uuid=episode_uuid(user_id, session, i, turn.content),
+            group_id=user_id,
+            name=turn.turn_id or f"{session_key}#{i}",
+            content=turn.content,
+            source_description=f"{turn.speaker} in session {session_key}",
+            valid_at=session.session_time,
+            created_at=now,
+            session_id=session_key,
+            turn_index=i,
+            speaker=turn.speaker,
+            content_hash=content_hash(turn.content),
+        )
+        for i, turn in enumerate(session.turns)
+    ]
+
+
+def store_episodes(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode], now: datetime) -> None:
+    vectors = ctx.embed([e.content for e in episodes])
+    rows = [{"uuid": e.uuid, "props": e.to_props() | {"extracted": False}, "embedding": v.tolist()}
+            for e, v in zip(episodes, vectors)]
+    ctx.store.run(user_id, q.create_episodes(rows))
+    pairs = list(zip([e.uuid for e in episodes], [e.uuid for e in episodes[1:]]))
+    first = episodes[0]
+    before = ctx.store.run(user_id, q.previous_episode(first.session_id, first.turn_index))
+    if before:
+        pairs.insert(0, (before[0]["uuid"], first.uuid))
+    if pairs:
+        ctx.store.run(user_id, q.link_episodes(pairs, user_id, now))
+
+
+def turn_contexts(episodes: Sequence[EpisodicNode], todo: Sequence[EpisodicNode]) -> list[TurnContext]:
+    said = [f"{e.speaker}: {e.content}" for e in episodes]
+    return [
+        TurnContext(
+            text=e.content,
+            speaker=e.speaker,
+            session_time=e.valid_at,
+            turn_id=e.name,
+            previous=tuple(said[max(0, e.turn_index - CONTEXT_TURNS):e.turn_index]),
+        )
+        for e in todo
+    ]
+
+
+def _usable_name(name: str) -> bool:
+    return bool(name and name.strip()) and len(name) <= MAX_NAME_CHARS
+
+
+def collect_names(episodes: Sequence[EpisodicNode], extractions: Sequence[Extraction]) -> dict[str, str]:
+    """normalised key -> display name for every entity the write mentions."""
+    names: dict[str, str] = {}
+    for episode, extraction in zip(episodes, extractions):
+        mentioned = [episode.speaker, *(e.name for e in extraction.entities)]
+        mentioned += [name for f in extraction.facts for name in (f.subject, f.object)]
+        for name in mentioned:
+            if _usable_name(name):
+                names.setdefault(normalize_name(name), name.strip())
+    return names
+
+
+def plan_facts(
+    user_id: str,
+    episode: EpisodicNode,
+    extraction: Extraction,
+    uuids: dict[str, str],
+    vectors: dict[str, np.ndarray],
+    now: datetime,
+) -> list[PlannedFact]:
+    plans = []
+    for fact in extraction.facts:
+        keys = normalize_name(fact.subject), normalize_name(fact.object)
+        usable = all(k in uuids for k in keys) and keys[0] != keys[1] and fact.fact.strip()
+        valid = fact.valid_at or episode.valid_at
+        invalid = fact.invalid_at if fact.invalid_at is None or fact.invalid_at > valid else None
+        try:
+            predicate = normalize_predicate(fact.predicate)
+        except InvalidInput:
+            predicate, usable = "RELATES_TO", False
+        edge = FactEdge(
+            group_id=user_id,
+            name=predicate,
+            slot=fact.slot or predicate,
+            fact=fact.fact.strip() or "-",
+            episodes=[episode.uuid],
+            valid_at=valid,
+            invalid_at=invalid,
+            created_at=now,
+            reference_time=episode.valid_at,
+            source_node_uuid=uuids.get(keys[0], "-"),
+            target_node_uuid=uuids.get(keys[1], "-"),
+            importance=fact.importance,
+            expires_at=fact.expires_at,
+        )
+        plans.append(
+            PlannedFact(
+                edge=edge,
+                embedding=vectors.get(edge.fact, np.zeros(1, dtype=np.float32)),
+                single_valued=fact.single_valued,
+                derived_from=list(fact.derived_from),
+                ignore=not usable,
+            )
+        )
+    return plans
+
+
+def write_session(ctx: IngestContext, user_id: str, session: SessionIn, *, llm=None) -> WriteResult:
+    """Store, extract and resolve one validated session for `user_id`."""
+    now = t.now_utc()
+    episodes = build_episodes(user_id, session, now)
+    known = {row["uuid"]: row["extracted"] for row in ctx.store.run(user_id, q.existing_episodes([e.uuid for e in episodes]))}
+    new = [e for e in episodes if e.uuid not in known]
+    if new:
+        store_episodes(ctx, user_id, new, now)
+    todo = [e for e in episodes if not known.get(e.uuid)]
+    if not todo:
+        return WriteResult(episodes_skipped=len(episodes), episode_uuids=tuple(e.uuid for e in episodes))
+
+    extractions = ctx.extractor.extract(turn_contexts(episodes, todo))
+    names = collect_names(todo, extractions)
+    same_entity = getattr(llm, "resolve_entities", None)
+    same = (lambda pairs: same_entity([_pair(a, b) for a, b in pairs])) if same_entity else None
+    entities = resolve_entities(ctx.store, user_id, names, ctx.embed, now=now, same_entity=same)
+
+    mentions = {(e.uuid, entities.uuids[k]) for e, x in zip(todo, extractions) for k in _keys(e, x) if k in entities.uuids}
+    if mentions:
+        ctx.store.run(user_id, q.create_mentions(sorted(mentions), user_id, now))
+
+    texts = sorted({f.fact.strip() for x in extractions for f in x.facts if f.fact.strip()})
+    vectors = dict(zip(texts, ctx.embed(texts))) if texts else {}
+    per_episode = [plan_facts(user_id, e, x, entities.uuids, vectors, now) for e, x in zip(todo, extractions)]
+    plans = [p for group in per_episode for p in group]
+    _offset_derivations(per_episode)
+    outcome = resolve_facts(ctx.store, user_id, plans, now=now, llm=llm)
+
+    edges_of: dict[str, list[str]] = {e.uuid: [] for e in todo}
+    for plan, uuid in zip(plans, outcome.fact_uuids):
+        if uuid:
+            edges_of[plan.edge.episodes[0]].append(uuid)
+    ctx.store.run(user_id, q.mark_extracted([{"uuid": u, "edges": sorted(set(v))} for u, v in edges_of.items()]))
+    counts = outcome.counts
+    return WriteResult(
+        episodes=len(new),
+        episodes_skipped=len(episodes) - len(todo),
+        entities_new=entities.new,
+        entities_merged=entities.merged,
+        facts_added=counts["added"],
+        facts_merged=counts["merged"],
+        facts_superseded=counts["superseded"],
+        facts_ignored=counts["ignored"],
+        episode_uuids=tuple(e.uuid for e in episodes),
+    )
+
+
+def _keys(episode: EpisodicNode, extraction: Extraction) -> set[str]:
+    names = [episode.speaker, *(e.name for e in extraction.entities)]
+    names += [n for f in extraction.facts for n in (f.subject, f.object)]
+    return {normalize_name(n) for n in names if _usable_name(n)}
+
+
+def _offset_derivations(per_episode: list[list[PlannedFact]]) -> None:
+    """derived_from indexes are per extraction; make them index the flat plan list."""
+    offset = 0
+    for group in per_episode:
+        for plan in group:
+            plan.derived_from = [offset + j for j in plan.derived_from if 0 <= j < len(group)]
+        offset += len(group)
+
+
+def _pair(a: str, b: str):
+    from graphmem.ingest.prompts.resolve import EntityPair
+
+    return EntityPair(name_a=a, name_b=b)

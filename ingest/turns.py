@@ -1,0 +1,103 @@
+"""Validate what `Memory.write` is given, before anything touches the graph.
+
+All checks run first, so bad input raises `InvalidInput` with nothing half
+written. Limits (configurable through Settings): a turn's content is at most
+`max_turn_chars` characters (default 20,000) and one write holds at most
+`max_turns_per_write` turns (default 2,000).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from graphmem.errors import InvalidInput
+from graphmem.schema import time as t
+
+ROLES = frozenset({"user", "assistant", "system", "tool"})
+MAX_SPEAKER_CHARS = 128
+MAX_ID_CHARS = 256
+EPISODE_NAMESPACE = uuid.UUID("6f1e0c52-3b1a-4c55-9a7e-5b0b9d1f3c2a")
+
+
+class TurnIn(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    speaker: str
+    content: str
+    turn_id: str | None = None
+
+
+class SessionIn(BaseModel):
+    """A validated write: turns, aware UTC session time, optional session id."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turns: tuple[TurnIn, ...]
+    session_time: datetime
+    session_id: str | None = None
+
+    def key(self) -> str:
+        """What identifies the session for idempotency: its id, else its time."""
+        return self.session_id if self.session_id is not None else t.encode(self.session_time)
+
+
+def _turn(raw: Any, index: int, max_chars: int) -> TurnIn:
+    where = f"turn {index}"
+    if not isinstance(raw, dict):
+        raise InvalidInput(f"{where}: expected an object with 'role' or 'speaker' and 'content'")
+    unknown = set(raw) - {"role", "speaker", "content", "id"}
+    if unknown:
+        raise InvalidInput(f"{where}: unknown keys {sorted(unknown)}")
+    speaker = raw.get("speaker", raw.get("role"))
+    if "role" in raw and "speaker" not in raw and raw["role"] not in ROLES:
+        raise InvalidInput(f"{where}: unknown role {raw['role']!r}; expected one of {sorted(ROLES)}")
+    if not isinstance(speaker, str) or not speaker.strip() or len(speaker) > MAX_SPEAKER_CHARS:
+        raise InvalidInput(f"{where}: 'role' or 'speaker' must be a non-empty string of at most {MAX_SPEAKER_CHARS}")
+    content = raw.get("content")
+    if not isinstance(content, str):
+        raise InvalidInput(f"{where}: 'content' must be a string, got {type(content).__name__}")
+    if not content.strip():
+        raise InvalidInput(f"{where}: 'content' is empty")
+    if len(content) > max_chars:
+        raise InvalidInput(f"{where}: 'content' is {len(content):,} characters; the limit is {max_chars:,}")
+    turn_id = raw.get("id")
+    if turn_id is not None and (not isinstance(turn_id, str) or not turn_id or len(turn_id) > MAX_ID_CHARS):
+        raise InvalidInput(f"{where}: 'id' must be a non-empty string of at most {MAX_ID_CHARS} characters")
+    return TurnIn(speaker=speaker.strip(), content=content.replace("\x00", ""), turn_id=turn_id)
+
+
+def validate_session(
+    turns: Any, session_time: Any, session_id: Any, *, max_turn_chars: int, max_turns: int
+) -> SessionIn:
+    """Check every turn and the session time; raise InvalidInput on the first problem."""
+    if session_time is None:
+        raise InvalidInput("session_time is required: event time comes from it, never from the wall clock")
+    when = t.to_utc(session_time, field="session_time")
+    if isinstance(turns, (str, bytes, dict)) or not isinstance(turns, Sequence):
+        raise InvalidInput("turns must be a list of {'role'|'speaker', 'content', 'id'?} objects")
+    if not turns:
+        raise InvalidInput("turns is empty")
+    if len(turns) > max_turns:
+        raise InvalidInput(f"{len(turns):,} turns in one write; the limit is {max_turns:,}")
+    if session_id is not None and (not isinstance(session_id, str) or not session_id or len(session_id) > MAX_ID_CHARS):
+        raise InvalidInput(f"session_id must be a non-empty string of at most {MAX_ID_CHARS} characters")
+    parsed = tuple(_turn(raw, i, max_turn_chars) for i, raw in enumerate(turns))
+    ids = [p.turn_id for p in parsed if p.turn_id is not None]
+    if len(ids) != len(set(ids)):
+        raise InvalidInput("turn ids repeat within one write")
+    return SessionIn(turns=parsed, session_time=when, session_id=session_id)
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def episode_uuid(user_id: str, session: SessionIn, index: int, text: str) -> str:
+    """Deterministic: the same turn of the same session always gets the same uuid."""
+    return str(uuid.uuid5(EPISODE_NAMESPACE, f"{user_id}\x1f{session.key()}\x1f{index}\x1f{content_hash(text)}"))

@@ -1,0 +1,162 @@
+"""Memory.write with the offline rule extractor: timelines, idempotency, concurrency, bad input."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timezone
+
+import pytest
+
+from graphmem import InvalidInput
+
+
+def said(mem, user, text, when, session_id=None, speaker="user"):
+    return mem.write(user, [{"speaker": speaker, "content": text}], when, session_id=session_id)
+
+
+def current(mem, user, predicate):
+    return sorted(f.object for f in mem.facts(user) if f.predicate == predicate)
+
+
+def versions(mem, user, entity, predicate):
+    return {v.object: v for v in mem.history(user, entity).versions if v.predicate == predicate}
+
+
+def test_a_move_is_current_and_the_old_home_is_history(memory):
+    first = said(memory, "u", "I live in Beijing.", "2024-03-10T09:00:00Z", "s1")
+    assert first.episodes == 1 and first.facts_added >= 1
+    said(memory, "u", "I moved to Shanghai last month.", "2024-07-10T09:00:00Z", "s2")
+    assert current(memory, "u", "LIVES_IN") == ["Shanghai"]
+    homes = versions(memory, "u", "user", "LIVES_IN")
+    assert homes["Beijing"].status == "superseded"
+    assert homes["Beijing"].invalid_at.strftime("%Y-%m") == "2024-06"
+    assert homes["Shanghai"].valid_at.strftime("%Y-%m") == "2024-06"
+    assert homes["Beijing"].source_turn_ids == ("s1#0",)
+    assert [f.object for f in memory.facts("u", valid_at="2024-04-15") if f.predicate == "LIVES_IN"] == ["Beijing"]
+
+
+def test_relative_dates_resolve_against_session_time_not_the_wall_clock(memory):
+    said(memory, "u", "I moved to Shanghai last month.", "2021-02-20T09:00:00Z")
+    [home] = [f for f in memory.facts("u") if f.predicate == "LIVES_IN"]
+    assert home.valid_at.strftime("%Y-%m") == "2021-01"
+    assert home.derived_from, "the LIVES_IN fact is derived from the move"
+
+
+def test_a_job_change(memory):
+    said(memory, "u", "I work at Google.", "2023-01-05T09:00:00Z")
+    said(memory, "u", "I work at Microsoft now.", "2024-02-01T09:00:00Z")
+    assert current(memory, "u", "WORKS_AT") == ["Microsoft"]
+    assert versions(memory, "u", "user", "WORKS_AT")["Google"].status == "superseded"
+
+
+def test_diet_change_supersedes(memory):
+    said(memory, "u", "I don't eat spicy food.", "2024-01-10T09:00:00Z")
+    said(memory, "u", "These days I can handle a bit of spice.", "2024-05-10T09:00:00Z")
+    diet = {f.predicate: f for f in memory.history("u", "user").versions if "spicy" in f.object.lower()}
+    assert diet["AVOIDS"].status == "superseded"
+    assert diet["EATS"].status == "current"
+    assert "AVOIDS" not in {f.predicate for f in memory.facts("u")}
+
+
+def test_a_pet_named_and_later_renamed(memory):
+    said(memory, "u", "I have a dog named Max.", "2024-01-10T09:00:00Z")
+    said(memory, "u", "We renamed our dog to Rex.", "2024-04-10T09:00:00Z")
+    assert current(memory, "u", "HAS_PET") == ["Rex"]
+    assert versions(memory, "u", "user", "HAS_PET")["Max"].status == "superseded"
+
+
+def test_sessions_written_out_of_order(memory):
+    said(memory, "u", "I live in Shanghai.", "2024-07-10T09:00:00Z", "later")
+    said(memory, "u", "I live in Beijing.", "2024-03-10T09:00:00Z", "earlier")
+    assert current(memory, "u", "LIVES_IN") == ["Shanghai"]
+    beijing = versions(memory, "u", "user", "LIVES_IN")["Beijing"]
+    assert beijing.status == "superseded" and beijing.invalid_at.month == 7
+
+
+def test_third_person_facts_and_turn_ids_are_kept(memory):
+    memory.write(
+        "u",
+        [{"speaker": "Caroline", "content": "My sister Anna works at Google.", "id": "D1:1"},
+         {"speaker": "Melanie", "content": "Nice! I live in Boston.", "id": "D1:2"}],
+        "2023-05-08T13:56:00Z",
+        session_id="session_1",
+    )
+    facts = {(f.subject, f.predicate, f.object): f for f in memory.facts("u")}
+    assert facts[("Melanie", "LIVES_IN", "Boston")].source_turn_ids == ("D1:2",)
+    assert any(f.source_turn_ids == ("D1:1",) and f.object == "Google" for f in facts.values())
+
+
+def test_writing_the_same_session_again_changes_nothing(memory):
+    turns = [{"role": "user", "content": "I live in Beijing."}, {"role": "assistant", "content": "Noted!"},
+             {"role": "user", "content": "I have a dog named Max."}]
+    first = memory.write("u", turns, "2024-03-10T09:00:00Z", session_id="s1")
+    snapshot = memory.facts("u")
+    again = memory.write("u", turns, "2024-03-10T09:00:00Z", session_id="s1")
+    assert first.episodes == 3 and again.episodes == 0 and again.episodes_skipped == 3
+    assert (again.facts_added, again.entities_new) == (0, 0)
+    assert memory.facts("u") == snapshot
+    counts = memory.store.run("u", __import__("graphmem.queries", fromlist=["Query"]).Query(
+        "MATCH (e:Episodic) WITH count(e) AS episodes MATCH ()-[r:NEXT_EPISODE]->() RETURN episodes, count(r) AS links", {}))
+    assert counts == [{"episodes": 3, "links": 2}]
+
+
+def test_eight_threads_writing_to_one_user_lose_nothing_and_duplicate_nothing(memory):
+    errors = []
+
+    def worker(i: int) -> None:
+        try:
+            memory.write("u", [{"speaker": "Caroline", "content": f"I like hobby{i}. I live in Boston."}],
+                         f"2024-01-{i + 1:02d}T09:00:00Z", session_id=f"s{i}")
+        except Exception as exc:  # noqa: BLE001 - surfaced by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    likes = current(memory, "u", "LIKES")
+    assert likes == sorted(f"hobby{i}" for i in range(8))
+    assert current(memory, "u", "LIVES_IN") == ["Boston"]
+    from graphmem.queries import Query
+
+    names = [row["name"] for row in memory.store.run("u", Query("MATCH (n:Entity) RETURN n.name AS name", {}))]
+    assert len(names) == len(set(n.casefold() for n in names))
+    assert names.count("Caroline") == 1
+
+
+@pytest.mark.parametrize(
+    "turns, when, error",
+    [
+        ([], "2024-01-01", "empty"),
+        ([{"role": "user", "content": ""}], "2024-01-01", "empty"),
+        ([{"role": "user", "content": "x" * 20_001}], "2024-01-01", "limit is 20,000"),
+        ([{"role": "user", "content": 42}], "2024-01-01", "must be a string"),
+        ([{"role": "wizard", "content": "hi"}], "2024-01-01", "unknown role"),
+        ([{"content": "hi"}], "2024-01-01", "'role' or 'speaker'"),
+        ([{"role": "user", "content": "hi", "extra": 1}], "2024-01-01", "unknown keys"),
+        ("I live in Paris", "2024-01-01", "list"),
+        ([{"role": "user", "content": "hi"}], None, "session_time is required"),
+        ([{"role": "user", "content": "hi"}], "last tuesday", "ISO-8601"),
+    ],
+)
+def test_bad_input_is_refused_and_nothing_is_half_written(memory, turns, when, error):
+    said(memory, "u", "I live in Beijing.", "2024-03-10T09:00:00Z", "s1")
+    before = memory.facts("u")
+    good_then_bad = [{"role": "user", "content": "I live in Rome."}] + (turns if isinstance(turns, list) else [])
+    with pytest.raises(InvalidInput, match=error):
+        memory.write("u", turns, when)
+    if isinstance(turns, list) and turns:
+        with pytest.raises(InvalidInput):
+            memory.write("u", good_then_bad, when)
+    assert memory.facts("u") == before
+    from graphmem.queries import Query
+
+    assert memory.store.run("u", Query("MATCH (e:Episodic) RETURN count(e) AS n", {})) == [{"n": 1}]
+
+
+def test_too_many_turns_in_one_write_is_refused(memory):
+    turns = [{"role": "user", "content": "hi"}] * 2_001
+    with pytest.raises(InvalidInput, match="2,000"):
+        memory.write("u", turns, datetime(2024, 1, 1, tzinfo=timezone.utc))
