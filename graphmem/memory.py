@@ -19,6 +19,11 @@ from graphmem.schema.models import EntityNode, FactEdge, check_user_id, normaliz
 from graphmem.ingest.extraction import Extractor
 from graphmem.ingest.pipeline import IngestContext, write_session
 from graphmem.ingest.turns import validate_session
+from graphmem.retrieval.index import WarmIndexes
+from graphmem.retrieval.packet import MemoryPacket
+from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe, get_recipe
+from graphmem.retrieval.search import RetrievalContext
+from graphmem.retrieval.search import search as run_search
 from graphmem.schema.records import AddFactResult, FactRecord, Timeline, WriteResult
 from graphmem.store import Store
 
@@ -67,6 +72,7 @@ class Memory:
         self.store = Store.open(data_dir=self.settings.data_dir, falkordb_url=self.settings.falkordb_url)
         self._embedder = embedder
         self.extractor = extractor or self._default_extractor()
+        self._indexes = WarmIndexes()
 
     def _default_extractor(self) -> Extractor:
         """The LLM when one is configured, else the offline rules."""
@@ -152,6 +158,7 @@ class Memory:
             before = meter.snapshot() if meter else None
             seen_errors = len(errors) if errors is not None else 0
             result = write_session(context, user_id, session, llm=llm)
+            self.store.run(user_id, q.bump_version())
             if meter is None:
                 return result
             from graphmem.ingest.metering import diff
@@ -166,6 +173,48 @@ class Memory:
                 "llm_completion_tokens": used.completion_tokens,
                 "errors": new_errors,
             }
+        )
+
+    def search(
+        self,
+        user_id: str,
+        query: str,
+        now: TimeLike | None = None,
+        as_of: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        limit: int = 10,
+        *,
+        recipe: SearchRecipe | str | None = None,
+        budget_tokens: int | None = None,
+    ) -> MemoryPacket:
+        """Answer a question with a dated memory packet, or abstain.
+
+        `now` anchors relative times in the question ("in April", "last week")
+        and decides what is current; `as_of` asks about a moment explicitly;
+        `known_at` answers as graphmem knew things then. An unknown user gets an
+        abstaining packet and no graph is created. Each returned fact counts as
+        accessed (decay uses it).
+
+        Example:
+            >>> mem.search("alice", "Where do I live?", now="2024-09-01").facts[0].object
+            'Shanghai'
+        """
+        check_user_id(user_id)
+        text = _text(query, "query", self.settings.max_query_chars)
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 100:
+            raise InvalidInput("limit must be an integer from 1 to 100")
+        chosen = get_recipe(recipe) if isinstance(recipe, str) else (recipe or DEFAULT_RECIPE)
+        context = RetrievalContext(store=self.store, embed=self._embed, indexes=self._indexes)
+        return run_search(
+            context,
+            user_id,
+            text,
+            now=t.to_utc_or_none(now, field="now") or t.now_utc(),
+            as_of=t.to_utc_or_none(as_of, field="as_of"),
+            known_at=t.to_utc_or_none(known_at, field="known_at"),
+            limit=limit,
+            recipe=chosen,
+            budget_tokens=budget_tokens,
         )
 
     def add_fact(
@@ -220,13 +269,15 @@ class Memory:
                 importance=importance,
                 expires_at=t.to_utc_or_none(expires_at, field="expires_at"),
             )
-            return temporal.insert_fact(
+            result = temporal.insert_fact(
                 self.store,
                 user_id,
                 edge,
                 fact_vector or vectors[2].tolist(),
                 single_valued=single_valued,
             )
+            self.store.run(user_id, q.bump_version())
+            return result
 
     def _merge_entity(self, user_id: str, name: str, vector: np.ndarray) -> str:
         entity = EntityNode(group_id=user_id, name=name)

@@ -251,3 +251,96 @@ def nearest_facts(vector: Sequence[float], k: int) -> Query:
         "RETURN r.uuid AS uuid, r.fact AS fact, 1.0 - score AS similarity",
         {"k": int(k), "v": list(vector)},
     )
+
+
+# -- retrieval ------------------------------------------------------------------
+
+
+def graph_version() -> Query:
+    return Query("MATCH (m:GraphmemMeta) RETURN coalesce(m.version, 0) AS version", {})
+
+
+def bump_version() -> Query:
+    """Every write bumps it, so warm per-process indexes know to refresh (any process)."""
+    return Query("MATCH (m:GraphmemMeta) SET m.version = coalesce(m.version, 0) + 1", {})
+
+
+def fact_docs() -> Query:
+    return Query("MATCH (:Entity)-[r:RELATES_TO]->(:Entity) RETURN r.uuid AS uuid, r.fact AS text", {})
+
+
+def episode_docs() -> Query:
+    return Query("MATCH (e:Episodic) RETURN e.uuid AS uuid, e.speaker + ': ' + e.content AS text", {})
+
+
+def entity_keys() -> Query:
+    return Query(
+        "MATCH (n:Entity) RETURN n.uuid AS uuid, n.normalized_name AS key, coalesce(n.aliases, []) AS aliases", {}
+    )
+
+
+def vector_facts(vector: Sequence[float], k: int) -> Query:
+    return Query(
+        "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($v)) "
+        "YIELD relationship AS r, score RETURN r.uuid AS uuid, 1.0 - score AS similarity",
+        {"k": int(k), "v": list(vector)},
+    )
+
+
+def vector_episodes(vector: Sequence[float], k: int) -> Query:
+    return Query(
+        "CALL db.idx.vector.queryNodes('Episodic', 'content_embedding', $k, vecf32($v)) "
+        "YIELD node, score RETURN node.uuid AS uuid, 1.0 - score AS similarity",
+        {"k": int(k), "v": list(vector)},
+    )
+
+
+def facts_near_entities(entity_uuids: Sequence[str], hops: int, limit: int) -> Query:
+    """Facts within `hops` (1 or 2) RELATES_TO steps of the entities, nearest first."""
+    if hops <= 1:
+        cypher = (
+            "MATCH (a:Entity)-[r:RELATES_TO]-(:Entity) WHERE a.uuid IN $uuids "
+            "RETURN DISTINCT r.uuid AS uuid, 1 AS distance LIMIT $limit"
+        )
+    else:
+        cypher = (
+            "MATCH (a:Entity)-[r1:RELATES_TO]-(b:Entity) WHERE a.uuid IN $uuids "
+            "WITH collect(DISTINCT r1.uuid) AS near, collect(DISTINCT b) AS around "
+            "UNWIND around AS b MATCH (b)-[r2:RELATES_TO]-(:Entity) "
+            "WITH near, collect(DISTINCT r2.uuid) AS far "
+            "UNWIND near + [x IN far WHERE NOT x IN near] AS uuid "
+            "RETURN uuid, CASE WHEN uuid IN near THEN 1 ELSE 2 END AS distance LIMIT $limit"
+        )
+    return Query(cypher, {"uuids": list(entity_uuids), "limit": int(limit)})
+
+
+def episodes_mentioning(entity_uuids: Sequence[str], limit: int) -> Query:
+    return Query(
+        "MATCH (e:Episodic)-[:MENTIONS]->(n:Entity) WHERE n.uuid IN $uuids "
+        "RETURN e.uuid AS uuid, count(n) AS hits ORDER BY hits DESC, e.valid_at DESC LIMIT $limit",
+        {"uuids": list(entity_uuids), "limit": int(limit)},
+    )
+
+
+def episodes_by_uuid(uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.name AS turn_id, "
+        "e.valid_at AS session_time, e.speaker AS speaker, e.content AS content, e.created_at AS created_at",
+        {"uuids": list(uuids)},
+    )
+
+
+def episode_neighbours(uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH (a:Episodic)-[:NEXT_EPISODE]-(b:Episodic) WHERE a.uuid IN $uuids RETURN a.uuid AS of, b.uuid AS uuid",
+        {"uuids": list(uuids)},
+    )
+
+
+def touch_facts(uuids: Sequence[str], when: datetime) -> Query:
+    """Access statistics for decay: one more hit, last accessed now."""
+    return Query(
+        "UNWIND $uuids AS u MATCH ()-[r:RELATES_TO {uuid: u}]->() "
+        "SET r.access_count = coalesce(r.access_count, 0) + 1, r.last_accessed_at = $at",
+        {"uuids": list(uuids), "at": t.encode(when)},
+    )

@@ -102,6 +102,10 @@ def to_records(
                 episodes=tuple(edge.episodes),
                 source_turn_ids=tuple(turn_ids[u] for u in edge.episodes if u in turn_ids),
                 derived_from=tuple(edge.derived_from),
+                expires_at=edge.expires_at,
+                importance=edge.importance,
+                access_count=edge.access_count,
+                last_accessed_at=edge.last_accessed_at,
             )
         )
     return records

@@ -31,6 +31,10 @@ class FactRecord(BaseModel):
     episodes: tuple[str, ...] = ()
     source_turn_ids: tuple[str, ...] = ()
     derived_from: tuple[str, ...] = ()
+    expires_at: datetime | None = None
+    importance: float = 0.5
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
 
     def range_text(self) -> str:
         """'2024-03-01 -> 2024-06-01', with '...' for an open end."""

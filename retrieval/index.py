@@ -1,0 +1,67 @@
+"""Per-user search indexes kept warm in the process and refreshed after writes.
+
+BM25 over fact texts and over turns, plus the entity-name table the query
+analyser matches against. Each user's indexes carry the graph version they
+were built from; every write bumps the version in the graph itself, so a write
+from any process makes the next search here rebuild (indexes are immutable:
+a reader never sees a half-built one).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from graphmem import queries as q
+from graphmem.retrieval.bm25 import BM25Index
+from graphmem.store import Store
+
+
+@dataclass(frozen=True)
+class UserIndexes:
+    version: int
+    facts: BM25Index
+    episodes: BM25Index
+    entity_uuids: dict[str, str] = field(default_factory=dict)  # normalised name or alias -> uuid
+
+
+class WarmIndexes:
+    """The warm indexes of every user this process has searched."""
+
+    def __init__(self) -> None:
+        self._by_user: dict[str, UserIndexes] = {}
+        self._lock = threading.Lock()
+
+    def get(self, store: Store, user_id: str) -> UserIndexes:
+        rows = store.run(user_id, q.graph_version(), read_only=True)
+        version = int(rows[0]["version"]) if rows else 0
+        cached = self._by_user.get(user_id)
+        if cached is not None and cached.version == version:
+            return cached
+        with self._lock:
+            cached = self._by_user.get(user_id)
+            if cached is None or cached.version != version:
+                cached = build(store, user_id, version)
+                self._by_user[user_id] = cached
+        return cached
+
+    def drop(self, user_id: str) -> None:
+        """Forget a user's indexes (after a deletion their text must not linger here)."""
+        with self._lock:
+            self._by_user.pop(user_id, None)
+
+
+def build(store: Store, user_id: str, version: int) -> UserIndexes:
+    facts = store.run(user_id, q.fact_docs(), read_only=True)
+    episodes = store.run(user_id, q.episode_docs(), read_only=True)
+    entities: dict[str, str] = {}
+    for row in store.run(user_id, q.entity_keys(), read_only=True):
+        for key in (row["key"], *row["aliases"]):
+            if key:
+                entities.setdefault(key, row["uuid"])
+    return UserIndexes(
+        version=version,
+        facts=BM25Index.build([r["uuid"] for r in facts], [r["text"] or "" for r in facts]),
+        episodes=BM25Index.build([r["uuid"] for r in episodes], [r["text"] or "" for r in episodes]),
+        entity_uuids=entities,
+    )

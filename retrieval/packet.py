@@ -1,0 +1,119 @@
+"""The memory packet: what search hands an agent, dated and traced to its turns.
+
+It renders two ways: `to_prompt(budget_tokens)` for an LLM context (dated lines
+with their sources, cut to a token budget, most relevant first) and
+`model_dump()` for JSON. Token counts use the ~4 characters per token rule of
+thumb for English; it is an estimate, stated as such, and the same everywhere.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def _day(moment: datetime | None) -> str:
+    return moment.date().isoformat() if moment else "..."
+
+
+class PacketFact(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    uuid: str
+    fact: str
+    subject: str = ""
+    predicate: str = ""
+    object: str = ""
+    valid_at: datetime | None
+    invalid_at: datetime | None
+    status: Literal["current", "superseded", "ended"]
+    superseded_by: str | None = None
+    superseded_by_fact: str | None = None
+    source_turn_ids: tuple[str, ...] = ()
+    score: float = 0.0
+
+    def line(self) -> str:
+        status = self.status
+        if self.status == "superseded" and self.superseded_by_fact:
+            status = f"superseded by: {self.superseded_by_fact}"
+        sources = ", ".join(self.source_turn_ids) or "-"
+        return f"- [{_day(self.valid_at)} -> {_day(self.invalid_at)}] {self.fact} ({status}; turns {sources})"
+
+
+class PacketEntity(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    summary: str = ""
+
+    def line(self) -> str:
+        return f"- {self.name}: {self.summary}" if self.summary else f"- {self.name}"
+
+
+class PacketEpisode(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    turn_id: str
+    session_time: datetime
+    speaker: str
+    content: str
+    score: float = 0.0
+
+    def line(self) -> str:
+        return f"- [{_day(self.session_time)}] {self.speaker}: {self.content} (turn {self.turn_id})"
+
+
+class MemoryPacket(BaseModel):
+    """Facts with validity and status, entities, evidence turns, and an abstain signal.
+
+    ``cited_turn_ids``: every source turn the packet cites, deduplicated, most
+    relevant first. ``abstain``: nothing relevant was ever stored (``reason`` says why).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    mode: Literal["current", "historical", "as_of"] = "current"
+    facts: tuple[PacketFact, ...] = ()
+    entities: tuple[PacketEntity, ...] = ()
+    episodes: tuple[PacketEpisode, ...] = ()
+    abstain: bool = False
+    reason: str = ""
+    cited_turn_ids: tuple[str, ...] = ()
+    tokens: int = 0
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+    def to_prompt(self, budget_tokens: int = 1500) -> str:
+        """Dated lines with sources, most relevant first, within `budget_tokens`."""
+        if self.abstain:
+            return f"MEMORY: nothing relevant was ever said ({self.reason})."
+        sections = [
+            ("FACTS (valid from -> until):", [f.line() for f in self.facts]),
+            ("ENTITIES:", [e.line() for e in self.entities]),
+            ("EVIDENCE TURNS:", [e.line() for e in self.episodes]),
+        ]
+        out: list[str] = []
+        used = 0
+        for title, lines in sections:
+            if not lines:
+                continue
+            cost = estimate_tokens(title) + 1
+            if used + cost > budget_tokens:
+                break
+            out.append(title)
+            used += cost
+            for line in lines:
+                cost = estimate_tokens(line) + 1
+                if used + cost > budget_tokens:
+                    break
+                out.append(line)
+                used += cost
+        return "\n".join(out)

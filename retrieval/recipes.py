@@ -1,0 +1,58 @@
+"""Named search recipes: frozen configurations, like Graphiti's.
+
+A recipe says which candidate lists feed the fusion and with what weight, how
+many candidates each list brings, and which reranker orders the result.
+Per-call changes go through ``model_copy(update=...)``; nothing here is ever
+mutated, so one caller's tweak cannot leak into the next (Graphiti's `search()`
+writes `limit` into a shared module-level recipe).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphmem.errors import InvalidInput
+
+
+class SearchRecipe(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    candidates: int = Field(50, description="how many candidates each list brings")
+    rrf_k: int = 60
+    fact_weights: dict[str, float] = Field(
+        default_factory=lambda: {"bm25": 1.0, "vector": 1.0, "bfs": 0.5}
+    )
+    turn_weights: dict[str, float] = Field(
+        default_factory=lambda: {"bm25": 1.0, "vector": 1.0, "facts": 1.0, "mentions": 0.3, "neighbours": 0.2}
+    )
+    bfs_hops: int = 1
+    reranker: str = "rrf"
+    mmr_lambda: float = 0.7
+    max_turn_chars: int = 400
+
+
+HYBRID_RRF = SearchRecipe(name="hybrid_rrf")
+HYBRID_MMR = SearchRecipe(name="hybrid_mmr", reranker="mmr")
+BM25_ONLY = SearchRecipe(
+    name="bm25_only", fact_weights={"bm25": 1.0}, turn_weights={"bm25": 1.0, "facts": 0.5}
+)
+VECTOR_ONLY = SearchRecipe(
+    name="vector_only", fact_weights={"vector": 1.0}, turn_weights={"vector": 1.0, "facts": 0.5}
+)
+GRAPH_HEAVY = SearchRecipe(
+    name="graph_heavy",
+    bfs_hops=2,
+    fact_weights={"bm25": 1.0, "vector": 1.0, "bfs": 1.0},
+    turn_weights={"bm25": 1.0, "vector": 1.0, "facts": 1.0, "mentions": 0.6, "neighbours": 0.4},
+)
+
+RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY)}
+DEFAULT_RECIPE = HYBRID_RRF
+
+
+def get_recipe(name: str) -> SearchRecipe:
+    try:
+        return RECIPES[name]
+    except KeyError:
+        raise InvalidInput(f"unknown recipe {name!r}; choose one of {sorted(RECIPES)}") from None

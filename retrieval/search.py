@@ -1,0 +1,204 @@
+"""`Memory.search`: question -> candidate lists -> fusion -> time filter -> packet.
+
+Candidates come from three places (DESIGN §6): BM25 over facts and turns,
+MiniLM similarity over facts and turns (FalkorDB vector indexes), and the graph
+(facts around the entities the question names; turns that mention them; the
+turns next to the best hits). Lists are fused by weighted RRF, facts are then
+kept or dropped by the question's time mode, and the packet cites its turns.
+
+Abstention: when nothing stored is even loosely similar to the question (best
+cosine below `ABSTAIN_SIMILARITY`) and the question names no known entity, the
+packet abstains. The threshold is calibrated on LoCoMo by `bench/retrieval.py`
+(see README: "Abstention threshold").
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from graphmem import queries as q
+from graphmem import temporal
+from graphmem.retrieval.fusion import get_reranker, mmr, rrf
+from graphmem.retrieval.index import UserIndexes, WarmIndexes
+from graphmem.retrieval.packet import MemoryPacket, PacketEpisode, PacketFact, estimate_tokens
+from graphmem.retrieval.query import QueryPlan, analyze
+from graphmem.retrieval.recipes import SearchRecipe
+from graphmem.schema import time as t
+from graphmem.schema.records import FactRecord
+from graphmem.store import Store
+
+ABSTAIN_SIMILARITY = 0.25
+TOKENS_PER_RESULT = 150
+SELF_KEYS = ("user",)
+
+
+@dataclass(frozen=True)
+class RetrievalContext:
+    store: Store
+    embed: Callable[[Sequence[str]], np.ndarray]
+    indexes: WarmIndexes
+
+
+def keep_for_mode(record: FactRecord, plan: QueryPlan, now: datetime) -> bool:
+    """Current facts by default; the past for historical questions; the named range for as-of."""
+    if record.expires_at is not None and record.expires_at <= now:
+        return False
+    if plan.mode == "current":
+        return record.status == "current" and (record.valid_at is None or record.valid_at <= now)
+    if plan.mode == "historical":
+        return True
+    start, end = plan.range_start, plan.range_end
+    if end is None:
+        return (record.valid_at is None or record.valid_at <= start) and (
+            record.invalid_at is None or record.invalid_at > start
+        )
+    return (record.valid_at is None or record.valid_at < end) and (record.invalid_at is None or record.invalid_at > start)
+
+
+def _fact_lists(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: QueryPlan, vector, entity_uuids,
+                recipe: SearchRecipe) -> tuple[dict[str, list[str]], float, dict[str, int]]:
+    lists: dict[str, list[str]] = {}
+    best = 0.0
+    distance: dict[str, int] = {}
+    n = recipe.candidates
+    if "bm25" in recipe.fact_weights:
+        lists["bm25"] = [s.doc_id for s in idx.facts.search(plan.text, n)]
+    if "vector" in recipe.fact_weights:
+        rows = ctx.store.run(user_id, q.vector_facts(vector, n), read_only=True)
+        lists["vector"] = [r["uuid"] for r in rows]
+        best = max((r["similarity"] for r in rows), default=0.0)
+    if "bfs" in recipe.fact_weights and entity_uuids:
+        rows = ctx.store.run(user_id, q.facts_near_entities(entity_uuids, recipe.bfs_hops, n), read_only=True)
+        lists["bfs"] = [r["uuid"] for r in rows]
+        distance = {r["uuid"]: int(r["distance"]) for r in rows}
+    return lists, best, distance
+
+
+def _fuse(lists: dict[str, list[str]], weights: dict[str, float], k: int) -> list[str]:
+    names = [name for name in lists if lists[name]]
+    return [s.doc_id for s in rrf([lists[n] for n in names], k=k, weights=[weights[n] for n in names])]
+
+
+def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, recipe, distance) -> list[FactRecord]:
+    if not ordered:
+        return []
+    pool = ordered[: max(limit * 4, 20)]
+    rows = ctx.store.run(user_id, q.facts_by_uuid(pool), read_only=True)
+    records = {r.uuid: r for r in temporal.to_records(ctx.store, user_id, rows, now=now, known_at=known_at)}
+    if known_at is not None:
+        records = {u: r for u, r in records.items() if r.created_at <= known_at}
+    kept = [records[u] for u in pool if u in records and keep_for_mode(records[u], plan, now)]
+    if recipe.reranker == "mmr" and kept:
+        vectors = dict(zip([r.uuid for r in kept], ctx.embed([r.fact for r in kept])))
+        relevance = {r.uuid: 1.0 / (i + 1) for i, r in enumerate(kept)}
+        order = [s.doc_id for s in mmr([r.uuid for r in kept], relevance, vectors, recipe.mmr_lambda, len(kept))]
+        kept = [records[u] for u in order]
+    elif recipe.reranker == "node_distance":
+        kept = [records[s.doc_id] for s in get_reranker("node_distance")([r.uuid for r in kept], distance)]
+    elif recipe.reranker == "episode_mentions":
+        mentions = {r.uuid: len(r.episodes) for r in kept}
+        kept = [records[s.doc_id] for s in get_reranker("episode_mentions")([r.uuid for r in kept], mentions)]
+    if plan.mode == "historical":
+        kept.sort(key=lambda r: r.status == "current")
+    return kept[:limit]
+
+
+def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity_uuids, recipe):
+    lists: dict[str, list[str]] = {}
+    n = recipe.candidates
+    weights = recipe.turn_weights
+    best = 0.0
+    if "bm25" in weights:
+        lists["bm25"] = [s.doc_id for s in idx.episodes.search(plan.text, n)]
+    if "vector" in weights:
+        rows = ctx.store.run(user_id, q.vector_episodes(vector, n), read_only=True)
+        lists["vector"] = [r["uuid"] for r in rows]
+        best = max((r["similarity"] for r in rows), default=0.0)
+    if "facts" in weights:
+        lists["facts"] = list(dict.fromkeys(u for f in facts for u in f.episodes))
+    if "mentions" in weights and entity_uuids:
+        rows = ctx.store.run(user_id, q.episodes_mentioning(entity_uuids, n), read_only=True)
+        lists["mentions"] = [r["uuid"] for r in rows]
+    if "neighbours" in weights:
+        seeds = list(dict.fromkeys((lists.get("vector", [])[:3]) + (lists.get("bm25", [])[:3])))
+        if seeds:
+            rows = ctx.store.run(user_id, q.episode_neighbours(seeds), read_only=True)
+            lists["neighbours"] = list(dict.fromkeys(r["uuid"] for r in rows))
+    return lists, best
+
+
+def _episodes(ctx, user_id, ordered: list[str], known_at, recipe) -> list[PacketEpisode]:
+    if not ordered:
+        return []
+    rows = {r["uuid"]: r for r in ctx.store.run(user_id, q.episodes_by_uuid(ordered), read_only=True)}
+    episodes = []
+    for rank, uuid in enumerate(ordered):
+        row = rows.get(uuid)
+        if row is None or (known_at is not None and t.decode(row["created_at"]) > known_at):
+            continue
+        content = row["content"]
+        if len(content) > recipe.max_turn_chars:
+            content = content[: recipe.max_turn_chars - 1] + "…"
+        episodes.append(PacketEpisode(turn_id=row["turn_id"], session_time=t.decode(row["session_time"]),
+                                      speaker=row["speaker"], content=content, score=1.0 / (rank + 1)))
+    return episodes
+
+
+def _packet_fact(record: FactRecord, rank: int) -> PacketFact:
+    return PacketFact(
+        uuid=record.uuid, fact=record.fact, subject=record.subject, predicate=record.predicate, object=record.object,
+        valid_at=record.valid_at, invalid_at=record.invalid_at, status=record.status,
+        superseded_by=record.superseded_by, superseded_by_fact=record.superseded_by_fact,
+        source_turn_ids=record.source_turn_ids, score=1.0 / (rank + 1),
+    )
+
+
+def _fit(facts: list[PacketFact], episodes: list[PacketEpisode], budget: int):
+    """Drop the least relevant lines until the rendered packet fits `budget` tokens."""
+    def cost():
+        return sum(estimate_tokens(f.line()) + 1 for f in facts) + sum(estimate_tokens(e.line()) + 1 for e in episodes) + 12
+    while cost() > budget and (facts or episodes):
+        if episodes and (len(episodes) >= len(facts)):
+            episodes.pop()
+        else:
+            facts.pop()
+    return facts, episodes, cost()
+
+
+def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as_of: datetime | None,
+           known_at: datetime | None, limit: int, recipe: SearchRecipe, budget_tokens: int | None = None) -> MemoryPacket:
+    """Run one search; see the module docstring for the steps."""
+    started = time.perf_counter()
+    if not ctx.store.has_graph(user_id):
+        return MemoryPacket(query=query, abstain=True, reason="nothing has ever been stored for this user")
+    idx = ctx.indexes.get(ctx.store, user_id)
+    plan = analyze(query, now, as_of, idx.entity_uuids.keys())
+    vector = ctx.embed([query])[0].tolist()
+    named = [idx.entity_uuids[k] for k in plan.entity_keys]
+    selves = [idx.entity_uuids[k] for k in SELF_KEYS if plan.first_person and k in idx.entity_uuids]
+    fact_lists, best_fact, distance = _fact_lists(ctx, user_id, idx, plan, vector, named + selves, recipe)
+    fused = _fuse(fact_lists, recipe.fact_weights, recipe.rrf_k)
+    facts = _rank_facts(ctx, user_id, fused, plan, now, known_at, limit, recipe, distance)
+    turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe)
+    turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k)[:limit]
+    best = max(best_fact, best_turn)
+    if best < ABSTAIN_SIMILARITY and not named:
+        return MemoryPacket(query=query, mode=plan.mode, abstain=True,
+                            reason=f"nothing stored is related (best similarity {best:.2f} < {ABSTAIN_SIMILARITY})",
+                            timings_ms={"total": (time.perf_counter() - started) * 1000})
+    packet_facts = [_packet_fact(r, i) for i, r in enumerate(facts)]
+    episodes = _episodes(ctx, user_id, turns, known_at, recipe)
+    packet_facts, episodes, tokens = _fit(packet_facts, episodes, budget_tokens or TOKENS_PER_RESULT * limit)
+    cited = list(dict.fromkeys([e.turn_id for e in episodes] + [t_ for f in packet_facts for t_ in f.source_turn_ids]))
+    if packet_facts:
+        ctx.store.run(user_id, q.touch_facts([f.uuid for f in packet_facts], t.now_utc()))
+    return MemoryPacket(
+        query=query, mode=plan.mode, facts=tuple(packet_facts), episodes=tuple(episodes),
+        cited_turn_ids=tuple(cited), tokens=tokens,
+        timings_ms={"total": (time.perf_counter() - started) * 1000},
+    )

@@ -1,0 +1,105 @@
+"""Memory.search after the demo timeline: now, before, as of, and 'you never told me'."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem import InvalidInput
+from graphmem.retrieval.packet import estimate_tokens
+
+NOW = "2024-09-15T12:00:00Z"
+TIMELINE = [
+    ("2024-03-10T09:00:00Z", "march", "I live in Beijing."),
+    ("2024-07-10T09:00:00Z", "july", "I moved to Shanghai last month."),
+    ("2024-09-02T09:00:00Z", "september", "I still live in Shanghai."),
+]
+
+
+@pytest.fixture
+def demo(memory):
+    for when, session_id, text in TIMELINE:
+        memory.write("demo", [{"role": "user", "content": text}], when, session_id=session_id)
+    return memory
+
+
+def homes(packet):
+    return [f for f in packet.facts if f.predicate == "LIVES_IN"]
+
+
+def test_where_do_i_live_now(demo):
+    packet = demo.search("demo", "Where do I live?", now=NOW)
+    assert not packet.abstain and packet.mode == "current"
+    [home] = homes(packet)
+    assert (home.object, home.status) == ("Shanghai", "current")
+    assert packet.cited_turn_ids and set(home.source_turn_ids) <= set(packet.cited_turn_ids)
+
+
+def test_where_did_i_live_before(demo):
+    packet = demo.search("demo", "Where did I live before?", now=NOW)
+    assert packet.mode == "historical"
+    first = homes(packet)[0]
+    assert (first.object, first.status) == ("Beijing", "superseded")
+    assert (first.valid_at.strftime("%Y-%m"), first.invalid_at.strftime("%Y-%m")) == ("2024-03", "2024-06")
+    assert "Shanghai" in first.superseded_by_fact
+    assert "march#0" in packet.cited_turn_ids
+
+
+def test_where_did_i_live_in_april(demo):
+    packet = demo.search("demo", "Where did I live in April?", now=NOW)
+    assert packet.mode == "as_of"
+    assert [f.object for f in homes(packet)] == ["Beijing"]
+
+
+def test_as_of_and_known_at_parameters(demo):
+    assert [f.object for f in homes(demo.search("demo", "Where do I live?", as_of="2024-04-01", now=NOW))] == ["Beijing"]
+    assert demo.search("demo", "Where do I live?", known_at="2000-01-01", now=NOW).facts == ()
+
+
+def test_never_told_abstains(demo):
+    packet = demo.search("demo", "What is my daughter's name?", now=NOW)
+    assert packet.abstain and packet.reason
+    assert packet.facts == () and packet.cited_turn_ids == ()
+    assert "nothing relevant" in packet.to_prompt()
+
+
+def test_packet_renders_dated_lines_with_sources_within_budget(demo):
+    packet = demo.search("demo", "Where did I live before?", now=NOW, limit=10)
+    text = packet.to_prompt(budget_tokens=1500)
+    fact_lines = [line for line in text.splitlines() if line.startswith("- [") and "turns" in line]
+    assert fact_lines and all(" -> " in line and "turns " in line for line in fact_lines)
+    assert packet.tokens <= 1500 and estimate_tokens(text) <= 1500
+    assert packet.model_dump(mode="json")["facts"][0]["source_turn_ids"]
+
+
+def test_search_counts_access(demo):
+    before = {f.uuid: f.access_count for f in demo.facts("demo")}
+    packet = demo.search("demo", "Where do I live?", now=NOW)
+    after = {f.uuid: f for f in demo.facts("demo")}
+    for fact in packet.facts:
+        if fact.uuid in after:
+            assert after[fact.uuid].access_count == before[fact.uuid] + 1
+            assert after[fact.uuid].last_accessed_at is not None
+
+
+def test_unknown_user_abstains_and_no_graph_is_created(memory):
+    packet = memory.search("stranger", "Where do I live?")
+    assert packet.abstain and "nothing has ever been stored" in packet.reason
+    assert "stranger" not in memory.users()
+
+
+@pytest.mark.parametrize("query", ["", "   ", "x" * 2_001, None, 42])
+def test_empty_huge_or_non_string_queries_are_refused(demo, query):
+    with pytest.raises(InvalidInput):
+        demo.search("demo", query)
+
+
+@pytest.mark.parametrize("bad", [{"now": "soon"}, {"as_of": "2024-13-45"}, {"known_at": object()}, {"limit": 0}, {"limit": 1000}])
+def test_malformed_parameters_are_refused(demo, bad):
+    with pytest.raises(InvalidInput):
+        demo.search("demo", "Where do I live?", **bad)
+
+
+def test_hostile_query_text_is_harmless(demo):
+    packet = demo.search("demo", "') MATCH (n) DETACH DELETE n // where do I live", now=NOW)
+    assert not packet.abstain
+    assert [f.object for f in demo.facts("demo") if f.predicate == "LIVES_IN"] == ["Shanghai"]
