@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from bench import store
+from bench import ingest, store
 
-SUITES = {"store": store.run}
+SUITES = {"store": store.run, "ingest": ingest.run}
 
 
 def main() -> None:

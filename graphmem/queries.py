@@ -106,6 +106,15 @@ def merge_restatement(fact_uuid: str, episodes: Sequence[str], valid_at: datetim
     )
 
 
+def end_fact(fact_uuid: str, invalid_at: datetime, episodes: Sequence[str]) -> Query:
+    """'No longer': the fact's validity ends; the ending turn becomes evidence too."""
+    return Query(
+        "MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() SET r.invalid_at = $invalid_at, "
+        "r.episodes = coalesce(r.episodes, []) + [x IN $episodes WHERE NOT x IN coalesce(r.episodes, [])]",
+        {"uuid": fact_uuid, "invalid_at": t.encode(invalid_at), "episodes": list(episodes)},
+    )
+
+
 def facts_at(valid_at: datetime, known_at: datetime | None, subject_key: str | None = None) -> Query:
     """Facts true at `valid_at` as graphmem knew them at `known_at` (None = now),
     optionally only those whose subject has the normalised name `subject_key`."""

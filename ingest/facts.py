@@ -36,6 +36,7 @@ class PlannedFact:
     single_valued: bool
     derived_from: list[int] = field(default_factory=list)
     ignore: bool = False
+    ends: bool = False  # "I don't live in Paris anymore": closes the open fact
 
 
 @dataclass
@@ -56,7 +57,27 @@ def candidates_for(store: Store, user_id: str, plan: PlannedFact) -> list[tuple[
     return list(seen.items())
 
 
+def apply_ending(store: Store, user_id: str, plan: PlannedFact) -> tuple[str, str] | None:
+    """Close the open fact with this value at the stated end; None if there is none.
+
+    The fact stays believed (no expiry, no successor): its validity is over,
+    so it reads as 'ended'.
+    """
+    rows = store.run(user_id, q.slot_facts(plan.edge.source_node_uuid, plan.edge.slot))
+    for row in rows:
+        edge = temporal.edge_from_row(row)
+        open_ = edge.expired_at is None and edge.invalid_at is None
+        if open_ and edge.target_node_uuid == plan.edge.target_node_uuid and edge.order_key() < plan.edge.invalid_at:
+            store.run(user_id, q.end_fact(edge.uuid, plan.edge.invalid_at, plan.edge.episodes))
+            return "merged", edge.uuid
+    return None
+
+
 def apply_structural(store: Store, user_id: str, plan: PlannedFact, now: datetime) -> tuple[str, str]:
+    if plan.ends:
+        ended = apply_ending(store, user_id, plan)
+        if ended is not None:
+            return ended
     result = temporal.insert_fact(
         store, user_id, plan.edge, plan.embedding.tolist(), single_valued=plan.single_valued, now=now
     )

@@ -119,8 +119,9 @@ def plan_facts(
     for fact in extraction.facts:
         keys = normalize_name(fact.subject), normalize_name(fact.object)
         usable = all(k in uuids for k in keys) and keys[0] != keys[1] and fact.fact.strip()
-        valid = fact.valid_at or episode.valid_at
-        invalid = fact.invalid_at if fact.invalid_at is None or fact.invalid_at > valid else None
+        ends = fact.valid_at is None and fact.invalid_at is not None
+        valid = None if ends else (fact.valid_at or episode.valid_at)
+        invalid = fact.invalid_at if ends or fact.invalid_at is None or fact.invalid_at > valid else None
         try:
             predicate = normalize_predicate(fact.predicate)
         except InvalidInput:
@@ -147,6 +148,7 @@ def plan_facts(
                 single_valued=fact.single_valued,
                 derived_from=list(fact.derived_from),
                 ignore=not usable,
+                ends=ends,
             )
         )
     return plans

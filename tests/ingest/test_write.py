@@ -160,3 +160,19 @@ def test_too_many_turns_in_one_write_is_refused(memory):
     turns = [{"role": "user", "content": "hi"}] * 2_001
     with pytest.raises(InvalidInput, match="2,000"):
         memory.write("u", turns, datetime(2024, 1, 1, tzinfo=timezone.utc))
+
+
+def test_no_longer_ends_the_open_fact_without_a_successor(memory):
+    said(memory, "u", "I live in Paris.", "2024-01-10T09:00:00Z")
+    said(memory, "u", "I don't live in Paris anymore.", "2024-05-10T09:00:00Z")
+    assert current(memory, "u", "LIVES_IN") == []
+    paris = versions(memory, "u", "user", "LIVES_IN")["Paris"]
+    assert paris.status == "ended" and paris.invalid_at.strftime("%Y-%m") == "2024-05"
+    assert paris.superseded_by is None and len(paris.source_turn_ids) == 2
+
+
+def test_quitting_a_job_ends_it(memory):
+    said(memory, "u", "I work at Google.", "2023-01-10T09:00:00Z")
+    said(memory, "u", "I quit my job at Google last month.", "2024-05-10T09:00:00Z")
+    assert current(memory, "u", "WORKS_AT") == []
+    assert versions(memory, "u", "user", "WORKS_AT")["Google"].invalid_at.strftime("%Y-%m") == "2024-04"
