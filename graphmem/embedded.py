@@ -28,6 +28,9 @@ DURABLE_CONFIG = {
     "appendonly": "yes",
     "appendfsync": "always",
     "aof-use-rdb-preamble": "yes",
+    # uncompressed strings: a byte scan of the data files can then prove that
+    # forgotten text is gone (and that remembered text is still there)
+    "rdbcompression": "no",
 }
 
 

@@ -7,8 +7,12 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
 
+import time
+
 import numpy as np
 
+from graphmem import forget as forgetting
+from graphmem import forget_queries as fq
 from graphmem import temporal
 from graphmem import queries as q
 from graphmem.config import Settings
@@ -316,6 +320,72 @@ class Memory:
         check_user_id(user_id)
         key = _text(entity_or_fact, "entity_or_fact", MAX_NAME_CHARS)
         return temporal.history(self.store, user_id, key)
+
+    def forget(
+        self, user_id: str, selector: dict, dry_run: bool = False, *, confirm: bool = False
+    ) -> forgetting.ForgetReport:
+        """Delete what the selector names and everything that rests on it.
+
+        Selectors: ``{"fact": uuid}``, ``{"entity": name_or_uuid}``,
+        ``{"session_id": id}``, ``{"text": "..."}``, ``{"between": [t0, t1]}``,
+        ``{"all": True}`` (needs ``confirm=True``). A dry run returns exactly
+        what would go and changes nothing. Otherwise the data files are
+        compacted so the forgotten text is gone from disk. A selector that
+        matches nothing returns an empty report. See `graphmem.forget`.
+
+        Example:
+            >>> mem.forget("alice", {"text": "Lily"}, dry_run=True).facts_deleted
+            2
+        """
+        check_user_id(user_id)
+        chosen = forgetting.parse_selector(selector, confirm=confirm)
+        started = t.now_utc()
+        clock = time.perf_counter()
+        if not self.store.has_graph(user_id):
+            return forgetting.ForgetReport(selector=chosen.kind, dry_run=dry_run)
+        with self.store.user_lock(user_id):
+            seed_facts, seed_episodes, named = forgetting.seeds(self.store, user_id, chosen)
+            table = {r["uuid"]: r for r in self.store.run(user_id, fq.fact_table(), read_only=True)}
+            doomed, episodes, reopen = forgetting.cascade(table, seed_facts, seed_episodes)
+            entities = forgetting.orphans(self.store, user_id, doomed, episodes, named)
+            turns = self.store.run(user_id, fq.episode_turns(sorted(episodes)), read_only=True) if episodes else []
+            report = forgetting.ForgetReport(
+                selector=chosen.kind, dry_run=dry_run, facts=tuple(sorted(doomed)), episodes=tuple(sorted(episodes)),
+                turn_ids=tuple(sorted(r["turn_id"] for r in turns)), entities=tuple(sorted(entities.values())),
+                facts_reopened=tuple(sorted(reopen)), facts_deleted=len(doomed), episodes_deleted=len(episodes),
+                entities_deleted=len(entities),
+            )
+            if dry_run or not (doomed or episodes or entities):
+                return report.model_copy(update={"seconds": time.perf_counter() - clock})
+            forgetting.apply(self.store, user_id, doomed, episodes, reopen, entities, started)
+            if chosen.kind == "all":
+                self.store.drop(user_id)
+            else:
+                self.store.run(user_id, q.bump_version())
+            self._indexes.drop(user_id)
+            self.store.clear_telemetry(user_id)
+            cache = getattr(self.extractor, "cache", None)
+            removed = cache.forget_texts([r["content"] for r in turns]) if cache is not None and turns else 0
+            forgetting.compact(self.store, Path(self.settings.data_dir).expanduser() if self.store.embedded else None)
+            report = report.model_copy(
+                update={"cache_entries_deleted": removed, "compacted": True,
+                        "seconds": time.perf_counter() - clock}
+            )
+            forgetting.audit(Path(self.settings.data_dir).expanduser(), user_id, chosen, report)
+        return report
+
+    def purge(self, user_id: str, now: TimeLike | None = None) -> int:
+        """Delete the facts whose expiry has passed (they already left search). Returns how many."""
+        check_user_id(user_id)
+        if not self.store.has_graph(user_id):
+            return 0
+        moment = t.to_utc_or_none(now, field="now") or t.now_utc()
+        with self.store.user_lock(user_id):
+            due = [r["uuid"] for r in self.store.run(user_id, fq.expired_facts(t.encode(moment)))]
+            if due:
+                self.store.run(user_id, fq.delete_facts(due))
+                self.store.run(user_id, q.bump_version())
+        return len(due)
 
     def users(self) -> list[str]:
         return self.store.users()

@@ -326,7 +326,7 @@ def facts_near_entities(entity_uuids: Sequence[str], hops: int, limit: int) -> Q
 def episodes_mentioning(entity_uuids: Sequence[str], limit: int) -> Query:
     return Query(
         "MATCH (e:Episodic)-[:MENTIONS]->(n:Entity) WHERE n.uuid IN $uuids "
-        "RETURN e.uuid AS uuid, count(n) AS hits ORDER BY hits DESC, e.valid_at DESC LIMIT $limit",
+        "WITH e, count(n) AS hits ORDER BY hits DESC, e.valid_at DESC LIMIT $limit RETURN e.uuid AS uuid, hits",
         {"uuids": list(entity_uuids), "limit": int(limit)},
     )
 
@@ -352,4 +352,16 @@ def touch_facts(uuids: Sequence[str], when: datetime) -> Query:
         "UNWIND $uuids AS u MATCH ()-[r:RELATES_TO {uuid: u}]->() "
         "SET r.access_count = coalesce(r.access_count, 0) + 1, r.last_accessed_at = $at",
         {"uuids": list(uuids), "at": t.encode(when)},
+    )
+
+
+def rebuild_summaries(entity_uuids: Sequence[str] | None = None) -> Query:
+    """Summary = up to five current facts the entity is the subject of, rebuilt
+    from what the graph holds now (after a write, or after a deletion)."""
+    where = "WHERE n.uuid IN $u " if entity_uuids is not None else ""
+    return Query(
+        f"MATCH (n:Entity) {where}OPTIONAL MATCH (n)-[r:RELATES_TO]->() WHERE r.expired_at IS NULL "
+        "WITH n, collect(r.fact)[0..5] AS facts SET n.summary = reduce(s = '', f IN facts | "
+        "CASE WHEN s = '' THEN f ELSE s + ' ' + f END)",
+        {"u": list(entity_uuids or [])},
     )

@@ -150,7 +150,17 @@ class Store:
             return False
         with translate_store_errors(f"deleting graph {user_id!r}"):
             self._db.select_graph(user_id).delete()
+        self.clear_telemetry(user_id)
         return True
+
+    def clear_telemetry(self, user_id: str) -> None:
+        """Delete FalkorDB's per-graph query telemetry (``telemetry{<graph>}``).
+
+        FalkorDB records some queries, parameters included, in a stream next to
+        the graph; after a deletion that stream would still hold the forgotten
+        text, on disk too.
+        """
+        self.execute("DEL", f"telemetry{{{check_user_id(user_id)}}}")
 
     def execute(self, *command: Any) -> Any:
         """A raw server command (BGREWRITEAOF, SAVE, ...) for maintenance paths."""

@@ -188,6 +188,8 @@ def write_session(ctx: IngestContext, user_id: str, session: SessionIn, *, llm=N
         if uuid:
             edges_of[plan.edge.episodes[0]].append(uuid)
     ctx.store.run(user_id, q.mark_extracted([{"uuid": u, "edges": sorted(set(v))} for u, v in edges_of.items()]))
+    if outcome.fact_uuids:
+        ctx.store.run(user_id, q.rebuild_summaries(sorted(set(entities.uuids.values()))))
     counts = outcome.counts
     return WriteResult(
         episodes=len(new),

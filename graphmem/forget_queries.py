@@ -1,0 +1,139 @@
+"""Cypher builders for forgetting; pure, every value a parameter (see queries.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graphmem.queries import Query
+
+
+def fact_exists(uuid: str) -> Query:
+    return Query("MATCH ()-[r:RELATES_TO {uuid: $u}]->() RETURN r.uuid AS uuid", {"u": uuid})
+
+
+def session_episodes(session_id: str) -> Query:
+    return Query("MATCH (e:Episodic {session_id: $s}) RETURN e.uuid AS uuid", {"s": session_id})
+
+
+def episodes_between(start: str, end: str) -> Query:
+    return Query(
+        "MATCH (e:Episodic) WHERE toString(e.valid_at) >= $start AND toString(e.valid_at) < $end RETURN e.uuid AS uuid",
+        {"start": start, "end": end},
+    )
+
+
+def entity_named(name_or_uuid: str, key: str) -> Query:
+    return Query(
+        "MATCH (n:Entity) WHERE n.uuid = $v OR n.normalized_name = $k OR $k IN coalesce(n.aliases, []) "
+        "RETURN n.uuid AS uuid",
+        {"v": name_or_uuid, "k": key},
+    )
+
+
+def entities_containing(needle: str) -> Query:
+    return Query("MATCH (n:Entity) WHERE toLower(n.name) CONTAINS $t RETURN n.uuid AS uuid", {"t": needle})
+
+
+def facts_touching(entity_uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH (a:Entity)-[r:RELATES_TO]-() WHERE a.uuid IN $u RETURN DISTINCT r.uuid AS uuid",
+        {"u": list(entity_uuids)},
+    )
+
+
+def episodes_mentioning_all(entity_uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH (e:Episodic)-[:MENTIONS]->(n:Entity) WHERE n.uuid IN $u RETURN DISTINCT e.uuid AS uuid",
+        {"u": list(entity_uuids)},
+    )
+
+
+def facts_containing(needle: str) -> Query:
+    return Query(
+        "MATCH ()-[r:RELATES_TO]->() WHERE toLower(r.fact) CONTAINS $t RETURN r.uuid AS uuid", {"t": needle}
+    )
+
+
+def episodes_containing(needle: str) -> Query:
+    return Query("MATCH (e:Episodic) WHERE toLower(e.content) CONTAINS $t RETURN e.uuid AS uuid", {"t": needle})
+
+
+def fact_table() -> Query:
+    """What the cascade needs of every fact: sources, derivations, successor."""
+    return Query(
+        "MATCH ()-[r:RELATES_TO]->() RETURN r.uuid AS uuid, coalesce(r.episodes, []) AS episodes, "
+        "coalesce(r.derived_from, []) AS derived_from, r.invalidated_by AS invalidated_by",
+        {},
+    )
+
+
+def episode_turns(uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH (e:Episodic) WHERE e.uuid IN $u RETURN e.uuid AS uuid, e.name AS turn_id, e.content AS content",
+        {"u": list(uuids)},
+    )
+
+
+def entities_around(fact_uuids: Sequence[str], episode_uuids: Sequence[str]) -> Query:
+    return Query(
+        "CALL { MATCH (n:Entity)-[r:RELATES_TO]-() WHERE r.uuid IN $f RETURN n "
+        "UNION MATCH (e:Episodic)-[:MENTIONS]->(n:Entity) WHERE e.uuid IN $e RETURN n } "
+        "RETURN DISTINCT n.uuid AS uuid",
+        {"f": list(fact_uuids), "e": list(episode_uuids)},
+    )
+
+
+def entity_degrees(entity_uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH (n:Entity) WHERE n.uuid IN $u "
+        "OPTIONAL MATCH (n)-[r:RELATES_TO]-() WITH n, collect(DISTINCT r.uuid) AS facts "
+        "OPTIONAL MATCH (e:Episodic)-[:MENTIONS]->(n) "
+        "RETURN n.uuid AS uuid, n.name AS name, facts, collect(DISTINCT e.uuid) AS mentions",
+        {"u": list(entity_uuids)},
+    )
+
+
+def reopen(uuids: Sequence[str]) -> Query:
+    """The fact that closed these is being deleted, and so is its effect: open again."""
+    return Query(
+        "UNWIND $u AS x MATCH ()-[r:RELATES_TO {uuid: x}]->() "
+        "SET r.invalidated_by = NULL, r.expired_at = NULL, r.invalid_at = NULL",
+        {"u": list(uuids)},
+    )
+
+
+def strip_references(fact_uuids: Sequence[str], episode_uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH ()-[r:RELATES_TO]->() WHERE any(x IN coalesce(r.episodes, []) WHERE x IN $e) "
+        "OR any(x IN coalesce(r.derived_from, []) WHERE x IN $f) "
+        "SET r.episodes = [x IN coalesce(r.episodes, []) WHERE NOT x IN $e], "
+        "r.derived_from = [x IN coalesce(r.derived_from, []) WHERE NOT x IN $f]",
+        {"f": list(fact_uuids), "e": list(episode_uuids)},
+    )
+
+
+def delete_facts(uuids: Sequence[str]) -> Query:
+    return Query("UNWIND $u AS x MATCH ()-[r:RELATES_TO {uuid: x}]->() DELETE r", {"u": list(uuids)})
+
+
+def delete_episodes(uuids: Sequence[str]) -> Query:
+    return Query("MATCH (e:Episodic) WHERE e.uuid IN $u DETACH DELETE e", {"u": list(uuids)})
+
+
+def delete_entities(uuids: Sequence[str]) -> Query:
+    return Query("MATCH (n:Entity) WHERE n.uuid IN $u DETACH DELETE n", {"u": list(uuids)})
+
+
+def all_seeds() -> Query:
+    return Query(
+        "CALL { MATCH ()-[r:RELATES_TO]->() RETURN r.uuid AS uuid, 'fact' AS kind "
+        "UNION MATCH (e:Episodic) RETURN e.uuid AS uuid, 'episode' AS kind "
+        "UNION MATCH (n:Entity) RETURN n.uuid AS uuid, 'entity' AS kind } RETURN uuid, kind",
+        {},
+    )
+
+
+def expired_facts(now: str) -> Query:
+    return Query(
+        "MATCH ()-[r:RELATES_TO]->() WHERE toString(r.expires_at) <= $now RETURN r.uuid AS uuid", {"now": now}
+    )
