@@ -31,3 +31,6 @@ class Settings(BaseSettings):
     max_turn_chars: int = 20_000
     max_turns_per_write: int = 2_000
     max_query_chars: int = 2_000
+    capacity_per_user: int | None = Field(
+        default=None, description="active facts per user; beyond it the lowest-decay facts are archived"
+    )

@@ -23,6 +23,7 @@ from graphmem.schema.models import EntityNode, FactEdge, check_user_id, normaliz
 from graphmem.ingest.extraction import Extractor
 from graphmem.ingest.pipeline import IngestContext, write_session
 from graphmem.ingest.turns import validate_session
+from graphmem.retrieval.decay import DecayInput, to_archive
 from graphmem.retrieval.index import WarmIndexes
 from graphmem.retrieval.packet import MemoryPacket
 from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe, get_recipe
@@ -43,6 +44,16 @@ def _text(value: object, field: str, limit: int) -> str:
     if len(value) > limit:
         raise InvalidInput(f"{field} is {len(value)} characters; the limit is {limit}")
     return value.strip()
+
+
+def _decay_fields(row: dict) -> dict:
+    return {
+        "uuid": row["uuid"],
+        "importance": float(row["importance"]),
+        "access_count": int(row["access_count"]),
+        "last_accessed_at": t.decode(row["last_accessed_at"]),
+        "created_at": t.decode(row["created_at"]),
+    }
 
 
 class Memory:
@@ -162,6 +173,9 @@ class Memory:
             before = meter.snapshot() if meter else None
             seen_errors = len(errors) if errors is not None else 0
             result = write_session(context, user_id, session, llm=llm)
+            archived = self._enforce_capacity(user_id)
+            if archived:
+                result = result.model_copy(update={"facts_archived": archived})
             self.store.run(user_id, q.bump_version())
             if meter is None:
                 return result
@@ -280,8 +294,33 @@ class Memory:
                 fact_vector or vectors[2].tolist(),
                 single_valued=single_valued,
             )
+            self._enforce_capacity(user_id)
             self.store.run(user_id, q.bump_version())
             return result
+
+    def _enforce_capacity(self, user_id: str) -> int:
+        """Archive the lowest-decay facts beyond the per-user capacity; never delete."""
+        capacity = self.settings.capacity_per_user
+        if capacity is None:
+            return 0
+        rows = self.store.run(user_id, q.active_facts())
+        if len(rows) <= capacity:
+            return 0
+        records = [DecayInput(**_decay_fields(r)) for r in rows]
+        doomed = to_archive(records, capacity, t.now_utc())
+        if doomed:
+            self.store.run(user_id, q.set_archived(doomed, t.now_utc()))
+        return len(doomed)
+
+    def restore(self, user_id: str, fact_uuid: str) -> bool:
+        """Bring an archived fact back into search; False if there was no such fact."""
+        check_user_id(user_id)
+        if not self.store.has_graph(user_id):
+            return False
+        with self.store.user_lock(user_id):
+            found = self.store.run(user_id, q.set_archived([fact_uuid], None))
+            self.store.run(user_id, q.bump_version())
+        return bool(found)
 
     def _merge_entity(self, user_id: str, name: str, vector: np.ndarray) -> str:
         entity = EntityNode(group_id=user_id, name=name)

@@ -365,3 +365,21 @@ def rebuild_summaries(entity_uuids: Sequence[str] | None = None) -> Query:
         "CASE WHEN s = '' THEN f ELSE s + ' ' + f END)",
         {"u": list(entity_uuids or [])},
     )
+
+
+def active_facts() -> Query:
+    """Facts that count against the capacity: not archived, not expired."""
+    return Query(
+        "MATCH ()-[r:RELATES_TO]->() WHERE r.archived_at IS NULL AND r.expired_at IS NULL "
+        "RETURN r.uuid AS uuid, coalesce(r.importance, 0.5) AS importance, coalesce(r.access_count, 0) AS access_count, "
+        "r.last_accessed_at AS last_accessed_at, r.created_at AS created_at",
+        {},
+    )
+
+
+def set_archived(uuids: Sequence[str], when: datetime | None) -> Query:
+    """Archive (when set) or restore (None): archived facts stay, out of search."""
+    return Query(
+        "UNWIND $u AS x MATCH ()-[r:RELATES_TO {uuid: x}]->() SET r.archived_at = $at RETURN r.uuid AS uuid",
+        {"u": list(uuids), "at": t.encode(when)},
+    )

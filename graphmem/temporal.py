@@ -106,6 +106,7 @@ def to_records(
                 importance=edge.importance,
                 access_count=edge.access_count,
                 last_accessed_at=edge.last_accessed_at,
+                archived_at=edge.archived_at,
             )
         )
     return records

@@ -47,7 +47,9 @@ GRAPH_HEAVY = SearchRecipe(
     turn_weights={"bm25": 1.0, "vector": 1.0, "facts": 1.0, "mentions": 0.6, "neighbours": 0.4},
 )
 
-RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY)}
+HYBRID_DECAY = SearchRecipe(name="hybrid_decay", reranker="decay")
+
+RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY, HYBRID_DECAY)}
 DEFAULT_RECIPE = HYBRID_RRF
 
 

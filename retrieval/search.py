@@ -23,6 +23,7 @@ import numpy as np
 
 from graphmem import queries as q
 from graphmem import temporal
+from graphmem.retrieval.decay import decay_rerank
 from graphmem.retrieval.fusion import get_reranker, mmr, rrf
 from graphmem.retrieval.index import UserIndexes, WarmIndexes
 from graphmem.retrieval.packet import MemoryPacket, PacketEpisode, PacketFact, estimate_tokens
@@ -47,6 +48,8 @@ class RetrievalContext:
 def keep_for_mode(record: FactRecord, plan: QueryPlan, now: datetime) -> bool:
     """Current facts by default; the past for historical questions; the named range for as-of."""
     if record.expires_at is not None and record.expires_at <= now:
+        return False
+    if record.archived_at is not None:
         return False
     if plan.mode == "current":
         return record.status == "current" and (record.valid_at is None or record.valid_at <= now)
@@ -100,6 +103,8 @@ def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, re
         kept = [records[u] for u in order]
     elif recipe.reranker == "node_distance":
         kept = [records[s.doc_id] for s in get_reranker("node_distance")([r.uuid for r in kept], distance)]
+    elif recipe.reranker == "decay":
+        kept = [records[s.doc_id] for s in decay_rerank(kept, now)]
     elif recipe.reranker == "episode_mentions":
         mentions = {r.uuid: len(r.episodes) for r in kept}
         kept = [records[s.doc_id] for s in get_reranker("episode_mentions")([r.uuid for r in kept], mentions)]

@@ -140,6 +140,7 @@ class FactEdge(GraphModel):
         "reference_time",
         "last_accessed_at",
         "expires_at",
+        "archived_at",
     )
     VECTOR_FIELDS: ClassVar[tuple[str, ...]] = ("fact_embedding",)
 
@@ -163,6 +164,7 @@ class FactEdge(GraphModel):
     access_count: int = 0
     last_accessed_at: datetime | None = None
     expires_at: datetime | None = None
+    archived_at: datetime | None = None
 
     def model_post_init(self, _: Any) -> None:
         if not self.slot:

@@ -35,6 +35,7 @@ class FactRecord(BaseModel):
     importance: float = 0.5
     access_count: int = 0
     last_accessed_at: datetime | None = None
+    archived_at: datetime | None = None
 
     def range_text(self) -> str:
         """'2024-03-01 -> 2024-06-01', with '...' for an open end."""
@@ -75,6 +76,7 @@ class WriteResult(BaseModel):
     facts_merged: int = 0
     facts_superseded: int = 0
     facts_ignored: int = 0
+    facts_archived: int = 0
     llm_calls: int = 0
     llm_cache_hits: int = 0
     llm_prompt_tokens: int = 0
