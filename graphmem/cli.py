@@ -4,6 +4,10 @@ name; a GraphMemError becomes a one-line error and exit code 2.
     graphmem ingest --user U FILE      LoCoMo, LongMemEval or JSONL sessions
     graphmem facts --user U [--valid-at T] [--known-at K] [--subject S] [--json]
     graphmem history --user U ENTITY_OR_FACT [--json]
+    graphmem search --user U "QUESTION" [--now T] [--limit N] [--json]
+    graphmem forget --user U (--text T | --entity E | --fact ID | --session-id S |
+                    --between T0 T1 | --all --yes) [--dry-run] [--json]
+    graphmem eval forget                 the forgetting set, offline
 """
 
 from __future__ import annotations
@@ -22,6 +26,12 @@ from graphmem.errors import GraphMemError
 from graphmem.memory import Memory
 
 app = typer.Typer(help="graphmem: temporal knowledge-graph memory for LLM agents.", no_args_is_help=True)
+
+
+def _mount_evals() -> None:
+    from graphmem.evals.cli import eval_app
+
+    app.add_typer(eval_app, name="eval")
 
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="user id (graph name)")]
 DataDirOpt = Annotated[Optional[Path], typer.Option("--data-dir", help="default: $GRAPHMEM_DATA_DIR or ~/.graphmem")]
@@ -116,6 +126,61 @@ def history(
     with opened(data_dir) as mem:
         _print_facts(mem.history(user, entity_or_fact).versions, as_json)
 
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="the question")],
+    user: UserOpt,
+    now: Annotated[Optional[str], typer.Option(help="anchor for relative times; default now")] = None,
+    limit: Annotated[int, typer.Option(help="facts and turns to return")] = 10,
+    data_dir: DataDirOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """A dated memory packet for QUERY, or an abstention."""
+    with opened(data_dir) as mem:
+        packet = mem.search(user, query, now=now, limit=limit)
+        typer.echo(packet.model_dump_json(indent=2) if as_json else packet.to_prompt())
+
+
+@app.command()
+def forget(
+    user: UserOpt,
+    text: Annotated[Optional[str], typer.Option(help="turns and facts containing this text")] = None,
+    entity: Annotated[Optional[str], typer.Option(help="an entity name or uuid and everything about it")] = None,
+    fact: Annotated[Optional[str], typer.Option(help="one fact uuid")] = None,
+    session_id: Annotated[Optional[str], typer.Option(help="a whole session")] = None,
+    between: Annotated[Optional[tuple[str, str]], typer.Option(help="turns said in [T0, T1)")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="the user's whole memory (needs --yes)")] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="confirm --all")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="show what would go; change nothing")] = False,
+    data_dir: DataDirOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Delete what the selector names and everything that rests on it; then compact."""
+    given = {"text": text, "entity": entity, "fact": fact, "session_id": session_id,
+             "between": list(between) if between else None, "all": True if all_ else None}
+    selector = {k: v for k, v in given.items() if v is not None}
+    if all_ and not yes:
+        typer.echo("error: --all deletes the user's whole memory; add --yes to confirm", err=True)
+        raise typer.Exit(code=2)
+    if len(selector) != 1:
+        typer.echo("error: give exactly one of --text, --entity, --fact, --session-id, --between, --all", err=True)
+        raise typer.Exit(code=2)
+    with opened(data_dir) as mem:
+        report = mem.forget(user, selector, dry_run=dry_run, confirm=yes)
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+        return
+    verb = "would remove" if report.dry_run else "removed"
+    typer.echo(f"{verb}: {report.facts_deleted} facts, {report.episodes_deleted} turns, "
+               f"{report.entities_deleted} entities; reopened {len(report.facts_reopened)} facts")
+    for turn_id in report.turn_ids:
+        typer.echo(f"  turn {turn_id}")
+    for name in report.entities:
+        typer.echo(f"  entity {name}")
+
+
+_mount_evals()
 
 if __name__ == "__main__":
     app()

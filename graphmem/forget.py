@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from collections.abc import Iterable
 from datetime import datetime
@@ -119,7 +120,24 @@ def seeds(store: Store, user_id: str, selector: Selector) -> tuple[set[str], set
     if selector.kind == "text":
         facts |= {r["uuid"] for r in run(fq.facts_containing(needle))}
         episodes |= {r["uuid"] for r in run(fq.episodes_containing(needle))}
+    elif entities:
+        episodes |= naming_episodes(store, user_id, entities)
     return facts, episodes, entities
+
+
+def naming_episodes(store: Store, user_id: str, entities: set[str]) -> set[str]:
+    """Turns that name the entity as a whole word, linked by extraction or not
+    ("Coldplay played Yellow" names Coldplay even if no fact was extracted)."""
+    found: set[str] = set()
+    for row in store.run(user_id, fq.entity_names(sorted(entities)), read_only=True):
+        for name in {row["name"], *row["aliases"]}:
+            if len(name.strip()) < 2:
+                continue
+            word = re.compile(rf"(?<!\w){re.escape(name.strip())}(?!\w)", re.IGNORECASE)
+            for hit in store.run(user_id, fq.episodes_containing(name.strip().casefold()), read_only=True):
+                if word.search(hit["content"]):
+                    found.add(hit["uuid"])
+    return found
 
 
 def cascade(

@@ -55,7 +55,17 @@ def facts_containing(needle: str) -> Query:
 
 
 def episodes_containing(needle: str) -> Query:
-    return Query("MATCH (e:Episodic) WHERE toLower(e.content) CONTAINS $t RETURN e.uuid AS uuid", {"t": needle})
+    return Query(
+        "MATCH (e:Episodic) WHERE toLower(e.content) CONTAINS $t RETURN e.uuid AS uuid, e.content AS content",
+        {"t": needle},
+    )
+
+
+def entity_names(uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH (n:Entity) WHERE n.uuid IN $u RETURN n.name AS name, coalesce(n.aliases, []) AS aliases",
+        {"u": list(uuids)},
+    )
 
 
 def fact_table() -> Query:
