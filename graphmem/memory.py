@@ -4,7 +4,7 @@ work to the module named for it (`temporal`, `ingest`, `retrieval`, `forget`).""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import time
@@ -143,20 +143,30 @@ class Memory:
     # -- verbs ------------------------------------------------------------------
 
     def write(
-        self, user_id: str, turns: Sequence[dict], session_time: TimeLike, session_id: str | None = None
+        self,
+        user_id: str,
+        turns: Sequence[dict],
+        session_time: TimeLike,
+        session_id: str | None = None,
+        *,
+        ttl: timedelta | None = None,
     ) -> WriteResult:
         """Store a conversation session and the facts it states.
 
         Every turn becomes an Episodic node first (lossless evidence); then
         entities and facts are extracted, resolved against the graph and
         contradictions closed. Writing the same session again changes nothing.
-        All input is validated before anything is written.
+        All input is validated before anything is written. `ttl` makes every
+        fact of this write expire `ttl` after the session time (a fact's own
+        "until ..." wins): it then leaves search and waits for `purge`.
 
         Example:
             >>> mem.write("alice", [{"role": "user", "content": "I live in Beijing."}], "2024-03-10")
             WriteResult(episodes=1, ..., facts_added=1, ...)
         """
         check_user_id(user_id)
+        if ttl is not None and (not isinstance(ttl, timedelta) or ttl <= timedelta(0)):
+            raise InvalidInput("ttl must be a positive datetime.timedelta")
         session = validate_session(
             turns,
             session_time,
@@ -172,7 +182,7 @@ class Memory:
         with self.store.user_lock(user_id):
             before = meter.snapshot() if meter else None
             seen_errors = len(errors) if errors is not None else 0
-            result = write_session(context, user_id, session, llm=llm)
+            result = write_session(context, user_id, session, llm=llm, ttl=ttl)
             archived = self._enforce_capacity(user_id)
             if archived:
                 result = result.model_copy(update={"facts_archived": archived})

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -114,6 +114,7 @@ def plan_facts(
     uuids: dict[str, str],
     vectors: dict[str, np.ndarray],
     now: datetime,
+    ttl: timedelta | None = None,
 ) -> list[PlannedFact]:
     plans = []
     for fact in extraction.facts:
@@ -139,7 +140,7 @@ def plan_facts(
             source_node_uuid=uuids.get(keys[0], "-"),
             target_node_uuid=uuids.get(keys[1], "-"),
             importance=fact.importance,
-            expires_at=fact.expires_at,
+            expires_at=fact.expires_at or (episode.valid_at + ttl if ttl else None),
         )
         plans.append(
             PlannedFact(
@@ -154,7 +155,9 @@ def plan_facts(
     return plans
 
 
-def write_session(ctx: IngestContext, user_id: str, session: SessionIn, *, llm=None) -> WriteResult:
+def write_session(
+    ctx: IngestContext, user_id: str, session: SessionIn, *, llm=None, ttl: timedelta | None = None
+) -> WriteResult:
     """Store, extract and resolve one validated session for `user_id`."""
     now = t.now_utc()
     episodes = build_episodes(user_id, session, now)
@@ -178,7 +181,7 @@ def write_session(ctx: IngestContext, user_id: str, session: SessionIn, *, llm=N
 
     texts = sorted({f.fact.strip() for x in extractions for f in x.facts if f.fact.strip()})
     vectors = dict(zip(texts, ctx.embed(texts))) if texts else {}
-    per_episode = [plan_facts(user_id, e, x, entities.uuids, vectors, now) for e, x in zip(todo, extractions)]
+    per_episode = [plan_facts(user_id, e, x, entities.uuids, vectors, now, ttl) for e, x in zip(todo, extractions)]
     plans = [p for group in per_episode for p in group]
     _offset_derivations(per_episode)
     outcome = resolve_facts(ctx.store, user_id, plans, now=now, llm=llm)

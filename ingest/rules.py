@@ -157,6 +157,9 @@ def _add_group(drafts: list[Draft], s: Sentence, session: datetime, facts: list[
     index: list[int] = []
     for draft in drafts:
         fact = _finish(draft, _when(draft, s, session), session, [index[i] for i in draft.derived_from])
+        expires = _until(draft, s, session)
+        if expires is not None and draft.kind != "end":
+            fact = fact.model_copy(update={"expires_at": expires})
         key = (fact.subject.lower(), fact.predicate, fact.object.lower(), fact.valid_at, fact.invalid_at)
         if key not in seen:
             seen[key] = len(facts)
@@ -175,9 +178,27 @@ def _when(draft: Draft, s: Sentence, session: datetime) -> TimeRange | None:
     opening = [span for span in s.spans[:1] if span.end <= draft.span[0] and s.clause(span.start, span.end)[0] == 0
                and (draft.kind != "state" or span.expression.lower().startswith("since"))]
     for span in inside or opening:
+        if UNTIL.match(span.expression):
+            continue
         found = resolve(span.expression, session, "future" if draft.kind == "plan" else "past")
         if found is not None:
             return found
+    return None
+
+
+UNTIL = re.compile(r"^\s*(until|till|til)\b", re.I)
+
+
+def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:
+    """'... until Friday': the fact holds until then, so it expires then (DESIGN §7)."""
+    if not s.spans:
+        return None
+    left, right = s.clause(*draft.span)
+    for span in s.spans:
+        if span.start >= left and span.end <= right and UNTIL.match(span.expression):
+            found = resolve(UNTIL.sub("", span.expression).strip() or span.expression, session, "future")
+            if found is not None:
+                return found.end or found.start
     return None
 
 

@@ -130,3 +130,17 @@ def test_expired_facts_leave_search_stay_in_history_until_purged(memory):
     assert memory.purge("u", now=NOW) == 1
     assert "Hotel Aurora" not in [v.object for v in memory.history("u", "user").versions]
     assert [f.object for f in memory.facts("u")] == ["Boston"]
+
+
+def test_until_in_the_text_and_a_ttl_at_write_set_the_expiry(memory):
+    from datetime import timedelta
+
+    memory.write("u", [{"role": "user", "content": "I live in Berlin until Friday."}], "2024-05-01T09:00:00Z", "s1")
+    [berlin] = [f for f in memory.facts("u", valid_at="2024-05-02") if f.object == "Berlin"]
+    assert berlin.expires_at.date().isoformat() == "2024-05-04"
+    assert any(f.object == "Berlin" for f in memory.search("u", "Where do I live?", now="2024-05-02").facts)
+    assert not any(f.object == "Berlin" for f in memory.search("u", "Where do I live?", now="2024-05-10").facts)
+    memory.write("u", [{"role": "user", "content": "I like opera."}], "2024-05-01T10:00:00Z", "s2", ttl=timedelta(days=7))
+    [opera] = [f for f in memory.facts("u", valid_at="2024-05-02") if f.object == "opera"]
+    assert opera.expires_at.date().isoformat() == "2024-05-08"
+    assert memory.purge("u", now="2024-06-01") == 2

@@ -530,3 +530,16 @@ def test_keyword_prefilter_never_changes_the_result(monkeypatch):
     with_keywords = RuleExtractor().extract(turns)
     monkeypatch.setattr(rules, "HANDLERS", tuple(((t.pattern, ()), h, g) for t, h, g in rules.HANDLERS))
     assert RuleExtractor().extract(turns) == with_keywords
+
+
+def test_until_sets_an_expiry_not_a_start():
+    from datetime import datetime, timezone
+
+    from graphmem.ingest.extraction import TurnContext
+    from graphmem.ingest.rules import RuleExtractor
+
+    wednesday = datetime(2024, 5, 1, 9, tzinfo=timezone.utc)
+    [x] = RuleExtractor().extract([TurnContext(text="I live in Berlin until Friday.", speaker="user", session_time=wednesday)])
+    [fact] = [f for f in x.facts if f.predicate == "LIVES_IN"]
+    assert fact.valid_at == datetime(2024, 5, 1, tzinfo=timezone.utc)
+    assert fact.expires_at == datetime(2024, 5, 4, tzinfo=timezone.utc)
