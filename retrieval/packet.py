@@ -87,6 +87,7 @@ class MemoryPacket(BaseModel):
     episodes: tuple[PacketEpisode, ...] = ()
     abstain: bool = False
     reason: str = ""
+    best_similarity: float = Field(0.0, description="best cosine of the question to any stored fact or turn")
     cited_turn_ids: tuple[str, ...] = ()
     tokens: int = 0
     timings_ms: dict[str, float] = Field(default_factory=dict)

@@ -193,7 +193,7 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k)[:limit]
     best = max(best_fact, best_turn)
     if best < ABSTAIN_SIMILARITY and not named:
-        return MemoryPacket(query=query, mode=plan.mode, abstain=True,
+        return MemoryPacket(query=query, mode=plan.mode, abstain=True, best_similarity=best,
                             reason=f"nothing stored is related (best similarity {best:.2f} < {ABSTAIN_SIMILARITY})",
                             timings_ms={"total": (time.perf_counter() - started) * 1000})
     packet_facts = [_packet_fact(r, i) for i, r in enumerate(facts)]
@@ -204,6 +204,6 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
         ctx.store.run(user_id, q.touch_facts([f.uuid for f in packet_facts], t.now_utc()))
     return MemoryPacket(
         query=query, mode=plan.mode, facts=tuple(packet_facts), episodes=tuple(episodes),
-        cited_turn_ids=tuple(cited), tokens=tokens,
+        cited_turn_ids=tuple(cited), tokens=tokens, best_similarity=best,
         timings_ms={"total": (time.perf_counter() - started) * 1000},
     )
