@@ -1,19 +1,21 @@
-"""`python -m bench [store ...]`: run the named benchmarks (default: all)."""
+"""`python -m bench [store|ingest|retrieval ...]`: run the named benchmarks (default: all)."""
 
 from __future__ import annotations
 
 import argparse
 
-from bench import ingest, store
+from bench import ingest, retrieval, store
 
-SUITES = {"store": store.run, "ingest": ingest.run}
+SUITES = {"store": store.run, "ingest": ingest.run, "retrieval": retrieval.run}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="bench", description=__doc__)
-    parser.add_argument("suites", nargs="*", choices=[*SUITES, []] and list(SUITES), default=list(SUITES))
+    # default=None: argparse would check a list default against `choices` and refuse it.
+    parser.add_argument("suites", nargs="*", choices=list(SUITES), default=None,
+                        help=f"any of {', '.join(SUITES)} (default: all, in that order)")
     args = parser.parse_args()
-    for name in args.suites:
+    for name in args.suites or list(SUITES):
         SUITES[name]()
 
 

@@ -136,8 +136,10 @@ def facts_at(valid_at: datetime, known_at: datetime | None, subject_key: str | N
 
 
 def facts_by_uuid(uuids: Sequence[str]) -> Query:
+    """No labels on the endpoints: with them FalkorDB scans every Entity and
+    probes the edge index per node (50 ms at 30k facts); without, one index lookup."""
     return Query(
-        f"MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) WHERE r.uuid IN $uuids RETURN {FACT_VIEW}",
+        f"MATCH (s)-[r:RELATES_TO]->(o) WHERE r.uuid IN $uuids RETURN {FACT_VIEW}",
         {"uuids": list(uuids)},
     )
 

@@ -51,7 +51,7 @@ def build_episodes(user_id: str, session: SessionIn, now: datetime) -> list[Epis
             group_id=user_id,
             name=turn.turn_id or f"{session_key}#{i}",
             content=turn.content,
-            source_description=f"{turn.speaker} in session {session_key}",
+            source_description="conversation turn",
             valid_at=session.session_time,
             created_at=now,
             session_id=session_key,
@@ -63,8 +63,13 @@ def build_episodes(user_id: str, session: SessionIn, now: datetime) -> list[Epis
     ]
 
 
+def episode_text(episode: EpisodicNode) -> str:
+    """What a turn is embedded as: who said it matters ("What did Caroline say...")."""
+    return f"{episode.speaker}: {episode.content}"
+
+
 def store_episodes(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode], now: datetime) -> None:
-    vectors = ctx.embed([e.content for e in episodes])
+    vectors = ctx.embed([episode_text(e) for e in episodes])
     rows = [{"uuid": e.uuid, "props": e.to_props() | {"extracted": False}, "embedding": v.tolist()}
             for e, v in zip(episodes, vectors)]
     ctx.store.run(user_id, q.create_episodes(rows))

@@ -130,9 +130,12 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
         rows = ctx.store.run(user_id, q.episodes_mentioning(entity_uuids, n), read_only=True)
         lists["mentions"] = [r["uuid"] for r in rows]
     if "neighbours" in weights:
-        seeds = list(dict.fromkeys((lists.get("vector", [])[:3]) + (lists.get("bm25", [])[:3])))
+        top = recipe.neighbour_seeds
+        seeds = list(dict.fromkeys(lists.get("vector", [])[:top] + lists.get("bm25", [])[:top]))
         if seeds:
             rows = ctx.store.run(user_id, q.episode_neighbours(seeds), read_only=True)
+            rank = {uuid: i for i, uuid in enumerate(seeds)}
+            rows.sort(key=lambda r: rank[r["of"]])
             lists["neighbours"] = list(dict.fromkeys(r["uuid"] for r in rows))
     return lists, best
 
