@@ -1,12 +1,12 @@
-"""`python -m bench [store|ingest|retrieval ...]`: run the named benchmarks (default: all)."""
+"""`python -m bench [store|ingest|retrieval|forget ...]`: run the named benchmarks (default: all)."""
 
 from __future__ import annotations
 
 import argparse
 
-from bench import ingest, retrieval, store
+from bench import forget, ingest, retrieval, store
 
-SUITES = {"store": store.run, "ingest": ingest.run, "retrieval": retrieval.run}
+SUITES = {"store": store.run, "ingest": ingest.run, "retrieval": retrieval.run, "forget": forget.run}
 
 
 def main() -> None:

@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.abstention import calibrate
 from bench.baselines import build_corpus, rank_all
 from bench.common import header, percentiles_ms
 from graphmem import Memory
@@ -316,29 +317,31 @@ def scale_facts(n: int, seed: int = 11) -> list[BulkFact]:
     return out
 
 
-def write_entities(mem: Memory, names: Sequence[str], known: dict[str, str], now: datetime) -> None:
+def write_entities(mem: Memory, names: Sequence[str], known: dict[str, str], now: datetime,
+                   user: str = SCALE_USER) -> None:
     """Create the entities not yet in `known` (name -> uuid), with real name embeddings."""
     fresh = [n for n in dict.fromkeys(names) if n not in known]
     vectors = mem.embedder.embed(fresh)
     rows = []
     for name, vector in zip(fresh, vectors, strict=True):
-        entity = EntityNode(group_id=SCALE_USER, name=name, created_at=now)
+        entity = EntityNode(group_id=user, name=name, created_at=now)
         known[name] = entity.uuid
         rows.append({"props": entity.to_props(), "embedding": vector.tolist()})
     for i in range(0, len(rows), BATCH):
-        mem.store.run(SCALE_USER, Query(BULK_ENTITIES, {"rows": rows[i:i + BATCH]}))
+        mem.store.run(user, Query(BULK_ENTITIES, {"rows": rows[i:i + BATCH]}))
 
 
-def bulk_row(fact: BulkFact, index: int, vector: np.ndarray, known: dict[str, str], now: datetime) -> dict:
+def bulk_row(fact: BulkFact, index: int, vector: np.ndarray, known: dict[str, str], now: datetime,
+             user: str = SCALE_USER) -> dict:
     """One UNWIND row: the episode stating the fact, the fact edge citing it, two mentions."""
     session, turn = divmod(index, SESSION_TURNS)
     episode = EpisodicNode(
-        group_id=SCALE_USER, name=f"B{session}:{turn}", content=fact.text, valid_at=fact.valid_at, created_at=now,
+        group_id=user, name=f"B{session}:{turn}", content=fact.text, valid_at=fact.valid_at, created_at=now,
         source_description=f"user in session bench_{session}", session_id=f"bench_{session}", turn_index=turn,
         speaker="user", content_hash=content_hash(fact.text),
     )
     edge = FactEdge(
-        group_id=SCALE_USER, name=fact.predicate, fact=fact.text, episodes=[episode.uuid], valid_at=fact.valid_at,
+        group_id=user, name=fact.predicate, fact=fact.text, episodes=[episode.uuid], valid_at=fact.valid_at,
         created_at=now, reference_time=fact.valid_at, source_node_uuid=known[fact.subject],
         target_node_uuid=known[fact.object],
     )
@@ -356,20 +359,20 @@ def embed_pool(mem: Memory, pool: Sequence[BulkFact], vectors: dict[int, np.ndar
 
 
 def grow_graph(mem: Memory, pool: Sequence[BulkFact], start: int, stop: int, known: dict[str, str],
-               vectors: dict[int, np.ndarray]) -> dict[str, float]:
+               vectors: dict[int, np.ndarray], user: str = SCALE_USER) -> dict[str, float]:
     """Write facts start..stop-1 (fact i states pool[i % len(pool)]) in batches; embed and write seconds."""
     now, embed_s, write_s = t.now_utc(), 0.0, 0.0
     for i in range(start, stop, BATCH):
         indexes = [k % len(pool) for k in range(i, min(i + BATCH, stop))]
         began = time.perf_counter()
-        write_entities(mem, [name for k in indexes for name in (pool[k].subject, pool[k].object)], known, now)
+        write_entities(mem, [name for k in indexes for name in (pool[k].subject, pool[k].object)], known, now, user)
         embed_pool(mem, pool, vectors, indexes)
         embed_s += time.perf_counter() - began
         began = time.perf_counter()
-        rows = [bulk_row(pool[k], i + j, vectors[k], known, now) for j, k in enumerate(indexes)]
-        mem.store.run(SCALE_USER, Query(BULK_WRITE, {"rows": rows}))
+        rows = [bulk_row(pool[k], i + j, vectors[k], known, now, user) for j, k in enumerate(indexes)]
+        mem.store.run(user, Query(BULK_WRITE, {"rows": rows}))
         write_s += time.perf_counter() - began
-    mem.store.run(SCALE_USER, q.bump_version())
+    mem.store.run(user, q.bump_version())
     return {"embed_s": embed_s, "write_s": write_s}
 
 
@@ -512,6 +515,7 @@ def run() -> dict[str, object]:
         figures: dict[str, object] = {"ingest_s": ingest_s}
         figures["recall"] = evidence_recall(mem, conversations, embedder)
         print(f"  (ingest of {len(conversations)} conversations, rule extractor: {ingest_s:.0f} s)")
+        figures["abstention"] = calibrate(mem, conversations, user_of, cases_of)
         figures["scale"] = scale_latency(mem)
         figures["packet"] = packet_size(mem, conversations)
     return figures
