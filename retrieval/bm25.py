@@ -191,6 +191,16 @@ class BM25Index:
             out[weights.indices[lo:hi]] += count * weights.data[lo:hi]
         return out
 
+    def shares_words(self, query: str) -> bool:
+        """Whether a content word of `query` occurs in some document, whatever its
+        BM25 weight (the idf floor zeroes words found in half of a tiny corpus)."""
+        weights = self._weights
+        for term in tokenize(query):
+            t = self._vocab.get(term)
+            if t is not None and weights.indptr[t + 1] > weights.indptr[t]:
+                return True
+        return False
+
     def search(self, query: str, k: int) -> list[Scored]:
         """The `k` best documents with a score > 0, best first; ties go to the earlier document.
 

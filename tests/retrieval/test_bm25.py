@@ -193,3 +193,12 @@ def test_tokenizer_keeps_words_memory_questions_turn_on():
 def test_tokenize_many_equals_tokenize():
     texts = _generated(50, seed=1) + ["Alice lived in Lyon before 2020", ""]
     assert tokenize_many(texts) == [tokenize(t) for t in texts]
+
+
+def test_shares_words_sees_words_the_idf_floor_zeroes():
+    from graphmem.retrieval.bm25 import BM25Index
+
+    index = BM25Index.build(["a", "b"], ["A big milestone!", "My husband Tom is an airline pilot."])
+    assert index.search("husband", 5) == []  # half of a two-document corpus: idf 0
+    assert index.shares_words("What does my husband do?")
+    assert not index.shares_words("What is my daughter's name?")
