@@ -25,7 +25,6 @@ import json
 import re
 import time
 from collections.abc import Iterable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -235,7 +234,7 @@ def _parse_info(text: Any) -> dict[str, str]:
 
 
 def apply(store: Store, user_id: str, doomed: set[str], episodes: set[str], reopen: set[str],
-          entities: Iterable[str], now: datetime) -> None:
+          entities: Iterable[str]) -> None:
     """Carry out a computed cascade (the only writing part)."""
     run = lambda query: store.run(user_id, query)  # noqa: E731
     if reopen:

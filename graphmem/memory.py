@@ -21,6 +21,7 @@ from graphmem.errors import InvalidInput
 from graphmem.schema import time as t
 from graphmem.schema.models import EntityNode, FactEdge, check_user_id, normalize_predicate
 from graphmem.ingest.extraction import Extractor
+from graphmem.ingest.metering import diff as meter_diff
 from graphmem.ingest.pipeline import IngestContext, write_session
 from graphmem.ingest.turns import validate_session
 from graphmem.retrieval.decay import DecayInput, to_archive
@@ -189,9 +190,7 @@ class Memory:
             self.store.run(user_id, q.bump_version())
             if meter is None:
                 return result
-            from graphmem.ingest.metering import diff
-
-            used = diff(before, meter.snapshot()).total
+            used = meter_diff(before, meter.snapshot()).total
             new_errors = tuple(f"{e.stage} {e.turn_id}: {e.message}" for e in (errors or [])[seen_errors:])
         return result.model_copy(
             update={
@@ -388,7 +387,6 @@ class Memory:
         """
         check_user_id(user_id)
         chosen = forgetting.parse_selector(selector, confirm=confirm)
-        started = t.now_utc()
         clock = time.perf_counter()
         if not self.store.has_graph(user_id):
             return forgetting.ForgetReport(selector=chosen.kind, dry_run=dry_run)
@@ -406,7 +404,7 @@ class Memory:
             )
             if dry_run or not (doomed or episodes or entities):
                 return report.model_copy(update={"seconds": time.perf_counter() - clock})
-            forgetting.apply(self.store, user_id, doomed, episodes, reopen, entities, started)
+            forgetting.apply(self.store, user_id, doomed, episodes, reopen, entities)
             if chosen.kind == "all":
                 self.store.drop(user_id)
             else:

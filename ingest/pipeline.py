@@ -23,9 +23,9 @@ from graphmem.errors import InvalidInput
 from graphmem.ingest.entities import resolve_entities
 from graphmem.ingest.extraction import Extraction, Extractor, TurnContext
 from graphmem.ingest.facts import PlannedFact, resolve_facts
-from graphmem.ingest.turns import SessionIn, content_hash, episode_uuid
+from graphmem.ingest.turns import SessionIn, episode_uuid
 from graphmem.schema import time as t
-from graphmem.schema.models import EpisodicNode, FactEdge, normalize_name, normalize_predicate
+from graphmem.schema.models import EpisodicNode, FactEdge, content_hash, normalize_name, normalize_predicate
 from graphmem.schema.records import WriteResult
 from graphmem.store import Store
 
@@ -100,15 +100,19 @@ def _usable_name(name: str) -> bool:
     return bool(name and name.strip()) and len(name) <= MAX_NAME_CHARS
 
 
+def mentioned_names(episode: EpisodicNode, extraction: Extraction) -> list[str]:
+    """The speaker, the entities and every fact's subject and object of one turn."""
+    names = [episode.speaker, *(e.name for e in extraction.entities)]
+    names += [name for f in extraction.facts for name in (f.subject, f.object)]
+    return [name for name in names if _usable_name(name)]
+
+
 def collect_names(episodes: Sequence[EpisodicNode], extractions: Sequence[Extraction]) -> dict[str, str]:
     """normalised key -> display name for every entity the write mentions."""
     names: dict[str, str] = {}
     for episode, extraction in zip(episodes, extractions):
-        mentioned = [episode.speaker, *(e.name for e in extraction.entities)]
-        mentioned += [name for f in extraction.facts for name in (f.subject, f.object)]
-        for name in mentioned:
-            if _usable_name(name):
-                names.setdefault(normalize_name(name), name.strip())
+        for name in mentioned_names(episode, extraction):
+            names.setdefault(normalize_name(name), name.strip())
     return names
 
 
@@ -213,9 +217,7 @@ def write_session(
 
 
 def _keys(episode: EpisodicNode, extraction: Extraction) -> set[str]:
-    names = [episode.speaker, *(e.name for e in extraction.entities)]
-    names += [n for f in extraction.facts for n in (f.subject, f.object)]
-    return {normalize_name(n) for n in names if _usable_name(n)}
+    return {normalize_name(name) for name in mentioned_names(episode, extraction)}
 
 
 def _offset_derivations(per_episode: list[list[PlannedFact]]) -> None:

@@ -8,7 +8,6 @@ written. Limits (configurable through Settings): a turn's content is at most
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
@@ -18,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from graphmem.errors import InvalidInput
 from graphmem.schema import time as t
+from graphmem.schema.models import content_hash
 
 ROLES = frozenset({"user", "assistant", "system", "tool"})
 MAX_SPEAKER_CHARS = 128
@@ -92,10 +92,6 @@ def validate_session(
     if len(ids) != len(set(ids)):
         raise InvalidInput("turn ids repeat within one write")
     return SessionIn(turns=parsed, session_time=when, session_id=session_id)
-
-
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def episode_uuid(user_id: str, session: SessionIn, index: int, text: str) -> str:
