@@ -23,6 +23,7 @@ order ties are broken in.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -96,6 +97,11 @@ def _freeze(matrix: sp.csr_matrix) -> sp.csr_matrix:
     for array in (matrix.data, matrix.indices, matrix.indptr):
         array.flags.writeable = False
     return matrix
+
+
+def plain_idf(df: int, n_docs: int) -> float:
+    """idf without BM25's floor, so a word common in a tiny corpus still counts."""
+    return math.log((n_docs + 1) / (df + 0.5))
 
 
 class BM25Index:
@@ -200,6 +206,27 @@ class BM25Index:
             if t is not None and weights.indptr[t + 1] > weights.indptr[t]:
                 return True
         return False
+
+    def best_coverage(self, terms: Sequence[str]) -> float:
+        """The largest share of `terms`' idf mass (plain idf, no floor) found in one document.
+
+        Example:
+            >>> BM25Index.build(["a", "b"], ["blood test", "tea"]).best_coverage(["blood", "type"])
+            0.278...
+        """
+        weights = self._weights
+        n_docs = len(self._doc_ids)
+        mass = {t: plain_idf(0, n_docs) for t in terms}
+        found = np.zeros(n_docs)
+        for term in terms:
+            t = self._vocab.get(term)
+            if t is None:
+                continue
+            lo, hi = weights.indptr[t], weights.indptr[t + 1]
+            mass[term] = plain_idf(int(hi - lo), n_docs)
+            found[weights.indices[lo:hi]] += mass[term]
+        total = sum(mass.values())
+        return float(found.max() / total) if total > 0 and n_docs else 0.0
 
     def search(self, query: str, k: int) -> list[Scored]:
         """The `k` best documents with a score > 0, best first; ties go to the earlier document.

@@ -88,6 +88,8 @@ class MemoryPacket(BaseModel):
     abstain: bool = False
     reason: str = ""
     best_similarity: float = Field(0.0, description="best cosine of the question to any stored fact or turn")
+    topic_coverage: float | None = Field(None, description="abstention signal: share of the question's topic words in the best turn or fact")
+    masked_similarity: float | None = Field(None, description="abstention signal: best cosine of the question with its names masked")
     cited_turn_ids: tuple[str, ...] = ()
     tokens: int = 0
     timings_ms: dict[str, float] = Field(default_factory=dict)

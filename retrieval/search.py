@@ -6,15 +6,10 @@ MiniLM similarity over facts and turns (FalkorDB vector indexes), and the graph
 turns next to the best hits). Lists are fused by weighted RRF, facts are then
 kept or dropped by the question's time mode, and the packet cites its turns.
 
-Abstention: when nothing stored is even loosely similar to the question (best
-cosine below `ABSTAIN_SIMILARITY`), no stored fact or turn shares a content word
-with it (BM25 finds nothing), and it names no known entity, the packet abstains. The threshold is calibrated on LoCoMo by `bench/abstention.py`:
-asked of their own conversation, answerable questions have a best similarity
-of 0.55 at the 5th percentile; asked of another conversation's memory, 0.36 at
-the median; questions about things never said score 0.07-0.13 against the
-demo timeline. In small memories answerable questions score lower ("What pets
-do I have?" vs "My parrot Kiwi ..." 0.247), so the threshold is 0.20:
-none of the answerable LoCoMo questions abstain (README: "Abstention threshold").
+Abstention (`retrieval/abstention.py`): the packet says nothing was ever said
+when the question's topic words are missing from every stored turn and fact and
+the question, names masked, is not similar to any of them; thresholds chosen on
+the tuning split by `bench/abstention.py` (README: "Abstention").
 """
 
 from __future__ import annotations
@@ -28,6 +23,7 @@ import numpy as np
 
 from graphmem import queries as q
 from graphmem import temporal
+from graphmem.retrieval import abstention
 from graphmem.retrieval.decay import decay_rerank
 from graphmem.retrieval.fusion import get_reranker, mmr, rrf
 from graphmem.retrieval.index import UserIndexes, WarmIndexes
@@ -38,7 +34,6 @@ from graphmem.schema import time as t
 from graphmem.schema.records import FactRecord
 from graphmem.store import Store
 
-ABSTAIN_SIMILARITY = 0.20
 TOKENS_PER_RESULT = 150
 SELF_KEYS = ("user",)
 
@@ -85,6 +80,21 @@ def _fact_lists(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: Que
         lists["bfs"] = [r["uuid"] for r in rows]
         distance = {r["uuid"]: int(r["distance"]) for r in rows}
     return lists, best, distance
+
+
+def _abstain_signals(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: QueryPlan,
+                     best: float) -> abstention.AbstainSignals:
+    """Topic-word coverage and the best similarity of the question with its names masked."""
+    terms = abstention.topic_terms(plan.text, plan.entity_keys)
+    covered = abstention.coverage((idx.episodes, idx.facts), terms)
+    masked = abstention.mask_names(plan.text, plan.entity_keys)
+    similarity = best
+    if masked != plan.text:
+        vector = ctx.embed([masked])[0].tolist()
+        rows = ctx.store.run(user_id, q.vector_episodes(vector, 1), read_only=True)
+        rows += ctx.store.run(user_id, q.vector_facts(vector, 1), read_only=True)
+        similarity = max((r["similarity"] for r in rows), default=0.0)
+    return abstention.AbstainSignals(coverage=covered, masked_similarity=similarity)
 
 
 def _fuse(lists: dict[str, list[str]], weights: dict[str, float], k: int) -> list[str]:
@@ -200,10 +210,11 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe)
     turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k)[:limit]
     best = max(best_fact, best_turn)
-    lexical = idx.facts.shares_words(query) or idx.episodes.shares_words(query)
-    if best < ABSTAIN_SIMILARITY and not named and not lexical:
-        return MemoryPacket(query=query, mode=plan.mode, abstain=True, best_similarity=best,
-                            reason=f"nothing stored is related (no shared word; best similarity {best:.2f} < {ABSTAIN_SIMILARITY})",
+    signals = _abstain_signals(ctx, user_id, idx, plan, best)
+    abstain, reason = abstention.decide(signals)
+    if abstain:
+        return MemoryPacket(query=query, mode=plan.mode, abstain=True, best_similarity=best, reason=reason,
+                            topic_coverage=signals.coverage, masked_similarity=signals.masked_similarity,
                             timings_ms={"total": (time.perf_counter() - started) * 1000})
     packet_facts = [_packet_fact(r, i) for i, r in enumerate(facts)]
     episodes = _episodes(ctx, user_id, turns, known_at, recipe)
@@ -214,5 +225,6 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     return MemoryPacket(
         query=query, mode=plan.mode, facts=tuple(packet_facts), episodes=tuple(episodes),
         cited_turn_ids=tuple(cited), tokens=tokens, best_similarity=best,
+        topic_coverage=signals.coverage, masked_similarity=signals.masked_similarity,
         timings_ms={"total": (time.perf_counter() - started) * 1000},
     )

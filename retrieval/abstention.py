@@ -1,0 +1,100 @@
+"""Whether a packet should say "you never told me": the decision and its signals.
+
+A real memory shares words and names with almost any question about its owner,
+so "nothing is similar" (the old rule) never fires there: "What is Caroline's
+blood type?" asked of a memory full of Caroline scores a best cosine of 0.57,
+while answerable questions sit at 0.55 at their 5th percentile. Two signals
+separate them, both blind to the names in the question:
+
+- **coverage**: the share of the question's topic words (content words that are
+  not question words, dates or names the memory knows), weighted by idf, that
+  the single best stored turn or fact contains. Never-said questions ask about
+  a topic no turn holds ("blood", "dentist"), answerable ones mostly do.
+- **masked similarity**: the best cosine to any stored turn or fact of the
+  question with its names replaced by "someone", so a name shared with every
+  turn cannot lift it. Paraphrased answerable questions keep a high one.
+
+The packet abstains when both are low. The two thresholds were chosen on the
+tuning split (LoCoMo conv-26, conv-30, conv-41 and their never-said questions in
+`evals/data/never_said.json`) by `bench/abstention.py`, which also prints the
+rates on the reporting split; README "Abstention" has the figures.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from graphmem.retrieval.bm25 import BM25Index
+from graphmem.retrieval.tokenize import tokenize
+
+COVERAGE_BELOW = 0.30
+MASKED_SIMILARITY_BELOW = 0.40
+
+_QUESTION_WORDS = frozenset(
+    tokenize(
+        "what when where who whom whose which why how did does do is are was were likely would could "
+        "ever kind type name many much long often"
+    )
+) | frozenset("what when where who whom whose which why how".split())
+_TIME_WORDS = frozenset(
+    tokenize(
+        "january february march april may june july august september october november december "
+        "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday "
+        "saturday sunday today yesterday tomorrow week weekend month year day morning evening night"
+    )
+)
+PLACEHOLDER = "someone"
+
+
+@dataclass(frozen=True)
+class AbstainSignals:
+    """What the decision reads; `coverage` is 1.0 when the question has no topic word."""
+
+    coverage: float
+    masked_similarity: float
+
+
+def topic_terms(query: str, names: Iterable[str]) -> list[str]:
+    """The question's content terms, without question words, dates, numbers and known names."""
+    named = {term for name in names for term in tokenize(name)}
+    terms = dict.fromkeys(tokenize(query))
+    return [t for t in terms if t not in _QUESTION_WORDS and t not in _TIME_WORDS and t not in named and not t.isdigit()]
+
+
+def coverage(indexes: Sequence[BM25Index], terms: Sequence[str]) -> float:
+    """The best share of `terms`' idf mass that one document of any index contains."""
+    if not terms:
+        return 1.0
+    best = 0.0
+    for index in indexes:
+        if len(index):
+            best = max(best, index.best_coverage(terms))
+    return best
+
+
+def mask_names(query: str, names: Iterable[str]) -> str:
+    """`query` with every known name (and its possessive) replaced by a placeholder.
+
+    Example:
+        >>> mask_names("What is Caroline's blood type?", ["caroline"])
+        'What is someone blood type?'
+    """
+    masked = query
+    for name in sorted(names, key=len, reverse=True):
+        words = [re.escape(w) for w in re.findall(r"[^\W_]+", name)]
+        if words:
+            pattern = r"\b" + r"[\W_]+".join(words) + r"(?:'s|’s)?\b"
+            masked = re.sub(pattern, PLACEHOLDER, masked, flags=re.IGNORECASE)
+    return masked
+
+
+def decide(signals: AbstainSignals) -> tuple[bool, str]:
+    """(abstain, reason): abstain only when both signals say nothing stored is about this."""
+    if signals.coverage < COVERAGE_BELOW and signals.masked_similarity < MASKED_SIMILARITY_BELOW:
+        return True, (
+            f"nothing stored is about this (topic-word coverage {signals.coverage:.2f} < {COVERAGE_BELOW}, "
+            f"similarity without names {signals.masked_similarity:.2f} < {MASKED_SIMILARITY_BELOW})"
+        )
+    return False, ""
