@@ -199,11 +199,40 @@ def _stale_aof_files(data_dir: Path) -> list[Path]:
     return [p for p in aof_dir.iterdir() if p.name != manifest.name and p.name not in listed]
 
 
+TEMP_SNAPSHOT = re.compile(r"temp-(?:rewriteaof-)?(?:bg-)?(\d+)\.(?:aof|rdb)")
+
+
+def _remove_orphaned_snapshots(data_dir: Path) -> list[Path]:
+    """Delete the temp snapshots a killed server's rewrite or save left behind.
+
+    A rewrite child outlives its killed server, finishes its temp file, and
+    nothing ever renames or removes it: a full copy of the data, maybe from
+    before a deletion. Files whose writer is still alive are left alone.
+    """
+    removed = []
+    for path in [*data_dir.glob("temp-*"), *(data_dir / "appendonlydir").glob("temp-*")]:
+        match = TEMP_SNAPSHOT.fullmatch(path.name)
+        if match and not _alive(int(match.group(1))):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.Error:
+        return False
+
+
 def compact(store: Store, data_dir: Path | None = None, timeout_s: float = 60.0) -> None:
     """Rewrite the AOF and take a snapshot, so deleted text leaves the data files.
 
     With the data directory at hand (embedded mode), also wait until redis has
-    removed the superseded AOF files, which it does in a background thread.
+    removed the superseded AOF files, which it does in a background thread, and
+    remove temp snapshots orphaned by a killed server.
     """
     store.execute("BGREWRITEAOF")
     deadline = time.monotonic() + timeout_s
@@ -220,6 +249,8 @@ def compact(store: Store, data_dir: Path | None = None, timeout_s: float = 60.0)
         if time.monotonic() > deadline:
             raise StoreError("old AOF files were not removed in time; forgotten text may remain on disk")
         time.sleep(0.05)
+    if data_dir is not None:
+        _remove_orphaned_snapshots(data_dir)
 
 
 def _parse_info(text: Any) -> dict[str, str]:

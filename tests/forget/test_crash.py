@@ -92,14 +92,20 @@ def copy_of(template: Path, tmp_path: Path) -> Path:
     return data_dir
 
 
-def assert_finished(data_dir: Path, embedder, *, by_recovery: bool = True) -> None:
+def assert_finished(data_dir: Path, embedder, *, by_recovery: bool | None = True) -> None:
+    """Reopen (which finishes the forget), then check the graph, the audit and every file.
+
+    `by_recovery`: whether the audit line must come from the recovery (None: either).
+    """
     with Memory(data_dir=data_dir, embedder=embedder) as mem:
-        assert len(mem.recovered_forgets) == 1 and mem.pending_forgets() == []
+        assert len(mem.recovered_forgets) == 1 or by_recovery is None
+        assert mem.pending_forgets() == []
         assert count(mem, "big", NAME.lower()) == 0
         assert count(mem, "big", "quimby") == 1 and count(mem, "other", "marmalade") == 1
         assert all(NAME not in f.fact for f in mem.facts("big"))
     [line] = audit_lines(data_dir)
-    assert (line["selector"], line["recovered"], line["episodes"]) == ("text", by_recovery, TURNS)
+    assert (line["selector"], line["episodes"]) == ("text", TURNS)
+    assert by_recovery is None or line["recovered"] is by_recovery
     blob = scan(data_dir)
     assert name_hits(data_dir) == 0, blob[max(0, blob.lower().find(b"zebulon") - 100):][:200]
     assert b"Quimby" in blob and b"Marmalade" in blob, "the scan must see kept text"
@@ -108,8 +114,7 @@ def assert_finished(data_dir: Path, embedder, *, by_recovery: bool = True) -> No
 
 @pytest.mark.parametrize(
     "step, kill_server",
-    [("intent", False), ("facts_deleted", True), ("episodes_deleted", False), ("compacting", True),
-     ("compacted", False), ("audited", True)],
+    [("intent", False), ("facts_deleted", True), ("compacting", True), ("compacted", False), ("audited", True)],
 )
 def test_a_forget_killed_at_a_step_is_finished_on_reopen(template, tmp_path, embedder, step, kill_server):
     data_dir = copy_of(template, tmp_path)
@@ -134,13 +139,22 @@ def test_a_forget_still_running_elsewhere_is_reported_not_taken_over(template, t
     assert_finished(data_dir, embedder)
 
 
-@pytest.mark.parametrize("offset_ms", [60, 90, 120, 400])
-def test_a_forget_killed_at_any_moment_is_all_or_nothing(template, tmp_path, embedder, offset_ms):
-    """Timed kills of client and server: after reopen either nothing was deleted
-    (the kill came before the intent) or the forget is complete."""
+@pytest.mark.parametrize("offset_ms", [30, 120, 400])
+def test_a_forget_killed_at_a_moment_after_its_intent_is_finished(template, tmp_path, embedder, offset_ms):
+    """Timed kills of client and server while deleting or compacting."""
+    data_dir = copy_of(template, tmp_path)
+    proc, server = start_child(data_dir, "intent", "pass")
+    wait_for(proc, "AT intent")
+    time.sleep(offset_ms / 1000)
+    kill(proc, server)
+    assert_finished(data_dir, embedder, by_recovery=None)
+
+
+def test_a_forget_killed_before_its_intent_changed_nothing_or_everything(template, tmp_path, embedder):
+    """A kill 60-120 ms in (the crash of issue 8): after reopen, all or nothing."""
     data_dir = copy_of(template, tmp_path)
     proc, server = start_child(data_dir, "none", "pass")
-    time.sleep(offset_ms / 1000)
+    time.sleep(0.09)
     kill(proc, server)
     with Memory(data_dir=data_dir, embedder=embedder) as mem:
         left = count(mem, "big", NAME.lower())
@@ -152,7 +166,34 @@ def test_a_forget_killed_at_any_moment_is_all_or_nothing(template, tmp_path, emb
         assert name_hits(data_dir) == 0
 
 
-def test_no_server_survives(template):
-    mine = [p for p in psutil.process_iter(["name", "cmdline"])
-            if "redis-server" in (p.info["name"] or "") and "crash-" in " ".join(p.info["cmdline"] or [])]
-    assert not mine
+def redis_processes_under(root: Path) -> list[psutil.Process]:
+    """Live redis-server processes (servers or their rewrite children) working in `root`."""
+    found = []
+    for proc in psutil.process_iter(["name"]):
+        try:
+            if "redis" in (proc.info["name"] or "") and proc.status() != psutil.STATUS_ZOMBIE \
+                    and Path(proc.cwd()).is_relative_to(root):
+                found.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+def test_a_snapshot_left_by_a_server_killed_mid_rewrite_is_removed(tmp_path, embedder):
+    """The rewrite child outlives its killed server and leaves a full temp copy of the data."""
+    data_dir = (tmp_path / "gm").resolve()
+    with Memory(data_dir=data_dir, embedder=embedder) as mem:
+        mem.store.run("x", Query(f"UNWIND range(1, 200000) AS i CREATE (:N {{i: i, s: '{NAME} was here'}})", {}))
+        mem.store.execute("BGREWRITEAOF")
+        os.kill(mem.store.server_pid, signal.SIGKILL)
+    psutil.wait_procs(redis_processes_under(data_dir), timeout=120)
+    assert list(data_dir.glob("temp-*.aof")), "precondition: the orphaned rewrite left its file"
+    with Memory(data_dir=data_dir, embedder=embedder) as mem:
+        mem.add_fact("y", "user", "likes", "Quimby", single_valued=False)
+        assert mem.drop_user("x")
+    assert not list(data_dir.glob("temp-*")) and name_hits(data_dir) == 0
+    assert b"Quimby" in scan(data_dir)
+
+
+def test_no_server_survives(tmp_path_factory):
+    assert not redis_processes_under(tmp_path_factory.getbasetemp())
