@@ -422,6 +422,7 @@ def recover(store: Store, data_dir: Path) -> list[journal.Intent]:
         try:
             with journal.claimed(data_dir, intent) as claim:
                 if claim is None:
+                    log.warning("forget %s of user %r is still running in another process", intent.id, intent.user_id)
                     continue
                 log.warning("finishing an interrupted forget %s (%s) of user %r",
                             intent.id, intent.selector, intent.user_id)
