@@ -116,7 +116,7 @@ def assert_finished(data_dir: Path, embedder, *, by_recovery: bool | None = True
     "step, kill_server",
     [("intent", False), ("facts_deleted", True), ("compacting", True), ("compacted", False), ("audited", True)],
 )
-def test_a_forget_killed_at_a_step_is_finished_on_reopen(template, tmp_path, embedder, step, kill_server):
+def test_a_forget_killed_at_a_step_is_finished_on_reopen(template, tmp_path, embedder, step, kill_server, caplog):
     data_dir = copy_of(template, tmp_path)
     proc, server = start_child(data_dir, step)
     wait_for(proc, f"AT {step}")
@@ -126,15 +126,17 @@ def test_a_forget_killed_at_a_step_is_finished_on_reopen(template, tmp_path, emb
     kill(proc, server if kill_server else None)
     assert name_hits(data_dir) > 0 or step in ("compacted", "audited")
     assert_finished(data_dir, embedder, by_recovery=step != "audited")
+    assert "finishing an interrupted forget" in caplog.text
 
 
-def test_a_forget_still_running_elsewhere_is_reported_not_taken_over(template, tmp_path, embedder):
+def test_a_forget_still_running_elsewhere_is_reported_not_taken_over(template, tmp_path, embedder, caplog):
     data_dir = copy_of(template, tmp_path)
     proc, server = start_child(data_dir, "facts_deleted")
     wait_for(proc, "AT facts_deleted")
     with Memory(data_dir=data_dir, embedder=embedder) as mem:
         [pending] = mem.pending_forgets()
         assert mem.recovered_forgets == () and (pending.user_id, pending.selector) == ("big", "text")
+    assert "still running in another process" in caplog.text
     kill(proc, server)
     assert_finished(data_dir, embedder)
 
