@@ -1,6 +1,6 @@
 """Hard deletion that follows derived memories and leaves no trace on disk.
 
-    selector -> seed facts and turns -> cascade (pure) -> preview | delete -> compact
+    selector -> seeds -> cascade (pure) -> preview | intent -> delete -> compact -> audit
 
 Cascade (`cascade`), decided on a snapshot of the graph:
 - the turns that stated a matched fact go too (removed whole, not redacted:
@@ -12,30 +12,41 @@ Cascade (`cascade`), decided on a snapshot of the graph:
   closure was an effect of the forgotten statement, so it goes with it
   ("forget that I moved to Shanghai" leaves Beijing as the current home).
 Then: surviving facts drop references to deleted turns, summaries of touched
-entities are rebuilt, warm indexes and LLM-cache entries for the deleted turns
-are dropped, an audit line (selector kind, time, counts; never content) is
-appended, and the store is compacted (AOF rewrite + snapshot) so the text is
-gone from the data files too. A dry run stops after the preview.
+entities are rebuilt, warm indexes, FalkorDB's query telemetry and LLM-cache
+entries for the deleted turns are dropped, the store is compacted (AOF rewrite +
+snapshot) so the text is gone from the data files too, and an audit line
+(selector kind, time, counts, a keyed hash of a text; never content) is appended.
+A dry run stops after the preview.
+
+Crash safety: the decided deletion is recorded as an intent (uuids only, see
+`forget_journal`) before the first write and removed after the audit line; every
+step after it is idempotent, so `recover` finishes an interrupted forget by
+running `finish` again on the next open.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import logging
 import re
 import time
-from collections.abc import Iterable
+import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from graphmem import forget_journal as journal
 from graphmem import forget_queries as fq
 from graphmem import queries as q
+from graphmem.errors import GraphMemError
+from graphmem.ingest.llm_cache import LLMCache, text_hash
 from graphmem.errors import InvalidInput, StoreError
 from graphmem.schema import time as t
 from graphmem.schema.models import normalize_name
 from graphmem.store import Store
+
+log = logging.getLogger("graphmem.forget")
 
 SELECTOR_KEYS = ("fact", "entity", "session_id", "text", "between", "all")
 MAX_SELECTOR_TEXT = 1_000
@@ -178,22 +189,6 @@ def orphans(store: Store, user_id: str, facts: set[str], episodes: set[str], nam
     }
 
 
-def audit(data_dir: Path, user_id: str, selector: Selector, report: ForgetReport) -> None:
-    """One JSON line per deletion: what kind, when, how much. Never the content."""
-    value = selector.value
-    if selector.kind in ("text", "entity"):
-        value = "sha256:" + hashlib.sha256(str(value).encode()).hexdigest()
-    elif selector.kind == "between":
-        value = [t.encode(v) for v in value]
-    line = {
-        "at": t.encode(t.now_utc()), "user": user_id, "selector": selector.kind, "value": value,
-        "facts": report.facts_deleted, "episodes": report.episodes_deleted, "entities": report.entities_deleted,
-    }
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with open(data_dir / "forget_audit.jsonl", "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(line) + "\n")
-
-
 def _stale_aof_files(data_dir: Path) -> list[Path]:
     """AOF files the manifest no longer lists (redis deletes them in the background)."""
     aof_dir = data_dir / "appendonlydir"
@@ -204,11 +199,40 @@ def _stale_aof_files(data_dir: Path) -> list[Path]:
     return [p for p in aof_dir.iterdir() if p.name != manifest.name and p.name not in listed]
 
 
+TEMP_SNAPSHOT = re.compile(r"temp-(?:rewriteaof-)?(?:bg-)?(\d+)\.(?:aof|rdb)")
+
+
+def _remove_orphaned_snapshots(data_dir: Path) -> list[Path]:
+    """Delete the temp snapshots a killed server's rewrite or save left behind.
+
+    A rewrite child outlives its killed server, finishes its temp file, and
+    nothing ever renames or removes it: a full copy of the data, maybe from
+    before a deletion. Files whose writer is still alive are left alone.
+    """
+    removed = []
+    for path in [*data_dir.glob("temp-*"), *(data_dir / "appendonlydir").glob("temp-*")]:
+        match = TEMP_SNAPSHOT.fullmatch(path.name)
+        if match and not _alive(int(match.group(1))):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.Error:
+        return False
+
+
 def compact(store: Store, data_dir: Path | None = None, timeout_s: float = 60.0) -> None:
     """Rewrite the AOF and take a snapshot, so deleted text leaves the data files.
 
     With the data directory at hand (embedded mode), also wait until redis has
-    removed the superseded AOF files, which it does in a background thread.
+    removed the superseded AOF files, which it does in a background thread, and
+    remove temp snapshots orphaned by a killed server.
     """
     store.execute("BGREWRITEAOF")
     deadline = time.monotonic() + timeout_s
@@ -225,6 +249,8 @@ def compact(store: Store, data_dir: Path | None = None, timeout_s: float = 60.0)
         if time.monotonic() > deadline:
             raise StoreError("old AOF files were not removed in time; forgotten text may remain on disk")
         time.sleep(0.05)
+    if data_dir is not None:
+        _remove_orphaned_snapshots(data_dir)
 
 
 def _parse_info(text: Any) -> dict[str, str]:
@@ -233,18 +259,180 @@ def _parse_info(text: Any) -> dict[str, str]:
     return dict(line.split(":", 1) for line in str(text).splitlines() if ":" in line)
 
 
-def apply(store: Store, user_id: str, doomed: set[str], episodes: set[str], reopen: set[str],
-          entities: Iterable[str]) -> None:
-    """Carry out a computed cascade (the only writing part)."""
-    run = lambda query: store.run(user_id, query)  # noqa: E731
-    if reopen:
-        run(fq.reopen(sorted(reopen)))
-    if doomed or episodes:
-        run(fq.strip_references(sorted(doomed), sorted(episodes)))
-    if doomed:
-        run(fq.delete_facts(sorted(doomed)))
-    if episodes:
-        run(fq.delete_episodes(sorted(episodes)))
-    if entities:
-        run(fq.delete_entities(sorted(entities)))
-    run(q.rebuild_summaries())
+class Plan(BaseModel):
+    """A computed cascade, with the turns' text (kept in memory, never in the intent)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    facts: tuple[str, ...] = ()
+    episodes: tuple[str, ...] = ()
+    reopen: tuple[str, ...] = ()
+    entities: dict[str, str] = {}
+    turns: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.facts or self.episodes or self.entities)
+
+
+class Indexes(Protocol):
+    def drop(self, user_id: str) -> None: ...
+
+
+def plan(store: Store, user_id: str, selector: Selector) -> Plan:
+    """Seeds -> cascade -> orphans, read-only: what this selector would delete now."""
+    seed_facts, seed_episodes, named = seeds(store, user_id, selector)
+    table = {r["uuid"]: r for r in store.run(user_id, fq.fact_table(), read_only=True)}
+    doomed, episodes, reopen = cascade(table, seed_facts, seed_episodes)
+    entities = orphans(store, user_id, doomed, episodes, named)
+    turns = store.run(user_id, fq.episode_turns(sorted(episodes)), read_only=True) if episodes else []
+    return Plan(
+        facts=tuple(sorted(doomed)), episodes=tuple(sorted(episodes)), reopen=tuple(sorted(reopen)),
+        entities=entities, turns=tuple(sorted((r["turn_id"], r["content"]) for r in turns)),
+    )
+
+
+def preview(selector: Selector, chosen: Plan, *, dry_run: bool) -> ForgetReport:
+    return ForgetReport(
+        selector=selector.kind, dry_run=dry_run, facts=chosen.facts, episodes=chosen.episodes,
+        turn_ids=tuple(turn_id for turn_id, _ in chosen.turns), entities=tuple(sorted(chosen.entities.values())),
+        facts_reopened=chosen.reopen, facts_deleted=len(chosen.facts), episodes_deleted=len(chosen.episodes),
+        entities_deleted=len(chosen.entities),
+    )
+
+
+def store_identity(store: Store) -> str:
+    """Which database an intent belongs to (a server URL is hashed: it may hold a password)."""
+    return "embedded" if store.embedded else "server:" + hashlib.sha256(store.url.encode()).hexdigest()[:16]
+
+
+def audit_value(data_dir: Path, selector: Selector) -> object:
+    """What the audit line may say about the selector: text keyed-hashed, ids as they are."""
+    if selector.kind in ("text", "entity"):
+        return journal.keyed_hash(data_dir, str(selector.value))
+    if selector.kind == "between":
+        return [t.encode(v) for v in selector.value]
+    return selector.value
+
+
+def cache_keys(cache: LLMCache | None, texts: list[str]) -> tuple[str, ...]:
+    """Keys of the LLM-cache entries built from any of these turns."""
+    if cache is None or not texts:
+        return ()
+    hashes = {text_hash(text) for text in texts}
+    return tuple(sorted(e.key for e in cache.entries() if not hashes.isdisjoint(e.text_hashes)))
+
+
+def intent_for(store: Store, user_id: str, selector: Selector, chosen: Plan, *, data_dir: Path,
+               cache: LLMCache | None) -> journal.Intent:
+    return journal.Intent(
+        id=uuid.uuid4().hex, store=store_identity(store), user_id=user_id, selector=selector.kind,
+        audit_value=audit_value(data_dir, selector), created_at=t.now_utc(), facts=chosen.facts,
+        episodes=chosen.episodes, reopen=chosen.reopen, entities=tuple(sorted(chosen.entities)),
+        drop_graph=selector.kind == "all", cache_dir=str(cache.directory) if cache is not None else None,
+        cache_keys=cache_keys(cache, [content for _, content in chosen.turns]),
+    )
+
+
+def run(store: Store, user_id: str, selector: Selector, *, data_dir: Path, dry_run: bool = False,
+        cache: LLMCache | None = None, indexes: Indexes | None = None) -> ForgetReport:
+    """The whole hard delete for one (validated) user and selector.
+
+    plan -> intent (fsynced) -> delete -> caches -> compact -> audit -> intent removed.
+    `{"all": true}` drops the graph even when it holds nothing, so a user's
+    graph never outlives its erasure.
+    """
+    clock = time.perf_counter()
+    if not store.has_graph(user_id):
+        return ForgetReport(selector=selector.kind, dry_run=dry_run)
+    with store.user_lock(user_id):
+        chosen = plan(store, user_id, selector)
+        report = preview(selector, chosen, dry_run=dry_run)
+        if dry_run or (chosen.empty and selector.kind != "all"):
+            return report.model_copy(update={"seconds": time.perf_counter() - clock})
+        intent = intent_for(store, user_id, selector, chosen, data_dir=data_dir, cache=cache)
+        with journal.recorded(data_dir, intent):
+            removed = finish(store, intent, data_dir=data_dir, indexes=indexes)
+    return report.model_copy(
+        update={"cache_entries_deleted": removed, "compacted": True, "seconds": time.perf_counter() - clock}
+    )
+
+
+def _step(intent: journal.Intent, name: str) -> None:
+    """Named points of a forget, logged; crash tests stop a child at them."""
+    log.debug("forget %s: %s", intent.id, name)
+
+
+def finish(store: Store, intent: journal.Intent, *, data_dir: Path, indexes: Indexes | None = None,
+           recovered: bool = False) -> int:
+    """Carry out a recorded intent; returns the LLM-cache entries removed.
+
+    Every step is idempotent (deleting what is gone is a no-op), so an intent
+    interrupted anywhere is finished by running this again.
+    """
+    _step(intent, "intent")
+    if intent.drop_graph:
+        store.drop(intent.user_id)
+    elif store.has_graph(intent.user_id):
+        apply(store, intent)
+    store.clear_telemetry(intent.user_id)
+    if indexes is not None:
+        indexes.drop(intent.user_id)
+    removed = sum(LLMCache(intent.cache_dir).delete(k) for k in intent.cache_keys) if intent.cache_dir else 0
+    _step(intent, "compacting")
+    compact(store, data_dir if store.embedded else None)
+    _step(intent, "compacted")
+    journal.append_audit(data_dir, {
+        "id": intent.id, "at": t.encode(t.now_utc()), "user": intent.user_id, "selector": intent.selector,
+        "value": intent.audit_value, "facts": len(intent.facts), "episodes": len(intent.episodes),
+        "entities": len(intent.entities), "recovered": recovered,
+    })
+    _step(intent, "audited")
+    return removed
+
+
+def apply(store: Store, intent: journal.Intent) -> None:
+    """The graph writes of an intent, in an order that is safe to repeat from any point."""
+    run_query = lambda query: store.run(intent.user_id, query)  # noqa: E731
+    if intent.reopen:
+        run_query(fq.reopen(intent.reopen))
+    if intent.facts or intent.episodes:
+        run_query(fq.strip_references(intent.facts, intent.episodes))
+    if intent.facts:
+        run_query(fq.delete_facts(intent.facts))
+        _step(intent, "facts_deleted")
+    if intent.episodes:
+        run_query(fq.delete_episodes(intent.episodes))
+        _step(intent, "episodes_deleted")
+    if intent.entities:
+        run_query(fq.delete_entities(intent.entities))
+    run_query(q.rebuild_summaries())
+    run_query(q.bump_version())
+
+
+def recover(store: Store, data_dir: Path) -> list[journal.Intent]:
+    """Finish the forgets a crashed process left behind; returns those finished.
+
+    One that a live process still holds, or that fails again, stays pending
+    (see `pending`) and is logged.
+    """
+    journal.remove_stale_temps(data_dir)
+    done = []
+    for intent in journal.pending(data_dir, store_identity(store)):
+        try:
+            with journal.claimed(data_dir, intent) as claim:
+                if claim is None:
+                    log.warning("forget %s of user %r is still running in another process", intent.id, intent.user_id)
+                    continue
+                log.warning("finishing an interrupted forget %s (%s) of user %r",
+                            intent.id, intent.selector, intent.user_id)
+                with store.user_lock(intent.user_id):
+                    finish(store, intent, data_dir=data_dir, recovered=True)
+            done.append(intent)
+        except GraphMemError as exc:
+            log.error("interrupted forget %s of user %r is still pending: %s", intent.id, intent.user_id, exc)
+    return done
+
+
+def pending(store: Store, data_dir: Path) -> list[journal.Intent]:
+    return journal.pending(data_dir, store_identity(store))

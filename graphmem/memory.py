@@ -7,12 +7,11 @@ from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-import time
-
 import numpy as np
 
 from graphmem import forget as forgetting
 from graphmem import forget_queries as fq
+from graphmem.forget_journal import PendingForget
 from graphmem import temporal
 from graphmem import queries as q
 from graphmem.config import Settings
@@ -89,6 +88,8 @@ class Memory:
         self._embedder = embedder
         self.extractor = extractor or self._default_extractor()
         self._indexes = WarmIndexes()
+        self._data_dir = Path(self.settings.data_dir).expanduser()
+        self.recovered_forgets = tuple(i.id for i in forgetting.recover(self.store, self._data_dir))
 
     def _default_extractor(self) -> Extractor:
         """The LLM when one is configured, else the offline rules."""
@@ -378,8 +379,12 @@ class Memory:
         ``{"session_id": id}``, ``{"text": "..."}``, ``{"between": [t0, t1]}``,
         ``{"all": True}`` (needs ``confirm=True``). A dry run returns exactly
         what would go and changes nothing. Otherwise the data files are
-        compacted so the forgotten text is gone from disk. A selector that
+        compacted so the forgotten text is gone from disk, even if the process
+        dies half way (the next open finishes the job). A selector that
         matches nothing returns an empty report. See `graphmem.forget`.
+
+        :raises InvalidInput: a bad user id or selector; nothing is deleted.
+        :raises StoreError: FalkorDB failed; the forget stays pending.
 
         Example:
             >>> mem.forget("alice", {"text": "Lily"}, dry_run=True).facts_deleted
@@ -387,39 +392,19 @@ class Memory:
         """
         check_user_id(user_id)
         chosen = forgetting.parse_selector(selector, confirm=confirm)
-        clock = time.perf_counter()
-        if not self.store.has_graph(user_id):
-            return forgetting.ForgetReport(selector=chosen.kind, dry_run=dry_run)
-        with self.store.user_lock(user_id):
-            seed_facts, seed_episodes, named = forgetting.seeds(self.store, user_id, chosen)
-            table = {r["uuid"]: r for r in self.store.run(user_id, fq.fact_table(), read_only=True)}
-            doomed, episodes, reopen = forgetting.cascade(table, seed_facts, seed_episodes)
-            entities = forgetting.orphans(self.store, user_id, doomed, episodes, named)
-            turns = self.store.run(user_id, fq.episode_turns(sorted(episodes)), read_only=True) if episodes else []
-            report = forgetting.ForgetReport(
-                selector=chosen.kind, dry_run=dry_run, facts=tuple(sorted(doomed)), episodes=tuple(sorted(episodes)),
-                turn_ids=tuple(sorted(r["turn_id"] for r in turns)), entities=tuple(sorted(entities.values())),
-                facts_reopened=tuple(sorted(reopen)), facts_deleted=len(doomed), episodes_deleted=len(episodes),
-                entities_deleted=len(entities),
-            )
-            if dry_run or not (doomed or episodes or entities):
-                return report.model_copy(update={"seconds": time.perf_counter() - clock})
-            forgetting.apply(self.store, user_id, doomed, episodes, reopen, entities)
-            if chosen.kind == "all":
-                self.store.drop(user_id)
-            else:
-                self.store.run(user_id, q.bump_version())
-            self._indexes.drop(user_id)
-            self.store.clear_telemetry(user_id)
-            cache = getattr(self.extractor, "cache", None)
-            removed = cache.forget_texts([r["content"] for r in turns]) if cache is not None and turns else 0
-            forgetting.compact(self.store, Path(self.settings.data_dir).expanduser() if self.store.embedded else None)
-            report = report.model_copy(
-                update={"cache_entries_deleted": removed, "compacted": True,
-                        "seconds": time.perf_counter() - clock}
-            )
-            forgetting.audit(Path(self.settings.data_dir).expanduser(), user_id, chosen, report)
-        return report
+        return forgetting.run(
+            self.store, user_id, chosen, data_dir=self._data_dir, dry_run=dry_run,
+            cache=getattr(self.extractor, "cache", None), indexes=self._indexes,
+        )
+
+    def pending_forgets(self) -> list[PendingForget]:
+        """Forgets that were interrupted and are not finished yet (normally none:
+        opening a `Memory` finishes them; one stays here if that failed or another
+        live process is still running it)."""
+        return [
+            PendingForget(id=i.id, user_id=i.user_id, selector=i.selector, created_at=i.created_at)
+            for i in forgetting.pending(self.store, self._data_dir)
+        ]
 
     def purge(self, user_id: str, now: TimeLike | None = None) -> int:
         """Delete the facts whose expiry has passed (they already left search). Returns how many."""
@@ -438,5 +423,15 @@ class Memory:
         return self.store.users()
 
     def drop_user(self, user_id: str) -> bool:
-        """Delete a user's whole graph at once (no per-fact cascade)."""
-        return self.store.drop(check_user_id(user_id))
+        """Erase a user's whole memory, from disk too; True when there was one.
+
+        The same as ``forget(user_id, {"all": True}, confirm=True)``: graph,
+        query telemetry, LLM-cache entries and warm indexes go, the data files
+        are compacted and the erasure is audited.
+        """
+        check_user_id(user_id)
+        report = forgetting.run(
+            self.store, user_id, forgetting.Selector(kind="all", value=True), data_dir=self._data_dir,
+            cache=getattr(self.extractor, "cache", None), indexes=self._indexes,
+        )
+        return report.compacted
