@@ -102,9 +102,13 @@ class Memory:
         overrides = {k: v for k, v in {"data_dir": data_dir, "falkordb_url": falkordb_url}.items() if v is not None}
         self.settings = (settings or Settings()).model_copy(update=overrides)
         self.store = Store.open(data_dir=self.settings.data_dir, falkordb_url=self.settings.falkordb_url)
-        self._embedder = embedder
-        self.extractor = extractor or self._default_extractor()
-        self._indexes = WarmIndexes()
+        try:
+            self._embedder = embedder
+            self.extractor = extractor or self._default_extractor()
+            self._indexes = WarmIndexes()
+        except BaseException:
+            self.store.close()
+            raise
 
     def _default_extractor(self) -> Extractor:
         """The LLM when one is configured, else the offline rules."""
@@ -133,6 +137,8 @@ class Memory:
         self.close()
 
     def close(self) -> None:
+        """Release the store; the embedded server stops with its last client in any
+        process (see `graphmem.embedded`). Safe to call twice; never raises."""
         self.store.close()
 
     # -- graph plumbing -------------------------------------------------------
