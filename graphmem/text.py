@@ -10,10 +10,11 @@
   removed. They carry nothing a memory needs, NUL would cut a FalkorDB string
   short, and refusing a whole conversation for one escape code pasted from a
   terminal helps nobody.
-- Names (speakers, subjects and objects, entity names) and ids (turn, session,
-  fact): any control character, line breaks included, is refused. A name with a
-  line break is a caller's bug, and an id must round-trip exactly, so it is
-  never altered.
+- Names (speakers, subjects and objects, entity names): control characters
+  other than tab and line breaks are refused, and a name is never altered
+  inside: it is what the caller will look the entity up by.
+- Ids (turn, session, fact): any control character, line breaks included, is
+  refused; an id must round-trip exactly, so it is never altered at all.
 - Free text and names are stripped of surrounding white space (turn content is
   not: its hash names the stored turn); ids are kept as given. Empty, or longer
   than the field's limit: refused.
@@ -28,7 +29,8 @@ import re
 from graphmem.errors import InvalidInput
 
 _DROPPED_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_REFUSED_IN_NAMES = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_REFUSED_IN_NAMES = _DROPPED_IN_TEXT
+_REFUSED_IN_IDS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def surrogate_at(value: str) -> int | None:
@@ -70,7 +72,7 @@ def clean_text(value: object, field: str, limit: int, *, strip: bool = True) -> 
 
 
 def check_name(value: object, field: str, limit: int) -> str:
-    """A name, stripped; control characters are refused.
+    """A name, stripped; control characters other than tab and line breaks are refused.
 
     Example:
         >>> check_name(" Lily ", "subject", 100)
@@ -79,7 +81,7 @@ def check_name(value: object, field: str, limit: int) -> str:
     name = _checked(value, field, limit).strip()
     if not name:
         raise InvalidInput(f"{field} must be a non-empty string")
-    _refuse_controls(name, field)
+    _refuse(_REFUSED_IN_NAMES, name, field)
     return name
 
 
@@ -88,11 +90,11 @@ def check_id(value: object, field: str, limit: int) -> str:
     ident = _checked(value, field, limit)
     if not ident:
         raise InvalidInput(f"{field} must be a non-empty string")
-    _refuse_controls(ident, field)
+    _refuse(_REFUSED_IN_IDS, ident, field)
     return ident
 
 
-def _refuse_controls(value: str, field: str) -> None:
-    found = _REFUSED_IN_NAMES.search(value)
+def _refuse(pattern: re.Pattern[str], value: str, field: str) -> None:
+    found = pattern.search(value)
     if found:
         raise InvalidInput(f"{field} holds control character U+{ord(found.group()):04X} at character {found.start()}")

@@ -2,10 +2,11 @@
 
 All checks run first, so bad input raises `InvalidInput` with nothing half
 written. Text follows `graphmem.text`: content loses control characters other
-than tab and line breaks; a speaker, turn id or session id holding one, or any
-lone surrogate, is refused. Limits (configurable through Settings): a turn's
-content is at most `max_turn_chars` characters (default 20,000) and one write
-holds at most `max_turns_per_write` turns (default 2,000).
+than tab and line breaks; a speaker holding one, a turn or session id holding
+any control character, and any lone surrogate are refused. Limits
+(configurable through Settings): a turn's content is at most `max_turn_chars`
+characters (default 20,000) and one write holds at most `max_turns_per_write`
+turns (default 2,000).
 """
 
 from __future__ import annotations

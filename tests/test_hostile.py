@@ -126,10 +126,12 @@ def test_free_text_loses_control_characters_but_keeps_line_breaks():
 
 
 def test_names_and_ids_refuse_control_characters_and_are_never_altered():
-    assert check_name("  Lily ", "n", 100) == "Lily"
+    assert check_name("  Li\tl\ny ", "n", 100) == "Li\tl\ny"
     assert check_id(" id 1 ", "i", 100) == " id 1 "
+    with pytest.raises(InvalidInput, match="control character U\\+000A"):
+        check_id("a\nb", "i", 100)
     for check in (check_name, check_id):
-        for bad in ("Li\nly", "Li\x00ly", "a\x85b"):
+        for bad in ("Li\x1bly", "Li\x00ly", "a\x85b"):
             with pytest.raises(InvalidInput, match="control character"):
                 check(bad, "n", 100)
         with pytest.raises(InvalidInput, match="must be a string, got int"):
@@ -158,15 +160,17 @@ def test_nul_and_escape_codes_are_removed_from_stored_turns(mem):
     assert all("\x00" not in e.content and "\x1b" not in e.content for e in packet.episodes)
 
 
-def test_speaker_and_entity_names_with_line_breaks_are_refused(mem):
+def test_names_and_ids_with_control_characters_are_refused(mem):
     with pytest.raises(InvalidInput, match="control character"):
-        mem.write(USER, [{"speaker": "Ann\nBob", "content": "hi"}], "2024-03-10")
+        mem.write(USER, [{"speaker": "Ann\x1bBob", "content": "hi"}], "2024-03-10")
     with pytest.raises(InvalidInput, match="control character"):
-        mem.add_fact(USER, "me", "likes", "te\na")
+        mem.write(USER, [{"role": "user", "content": "hi"}], "2024-03-10", session_id="s\n1")
+    with pytest.raises(InvalidInput, match="control character"):
+        mem.add_fact(USER, "me", "likes", "te\x00a")
     with pytest.raises(InvalidInput, match="control character"):
         mem.history(USER, "control\x00subject")
     with pytest.raises(InvalidInput, match="control character"):
-        mem.forget(USER, {"entity": "control\nsubject"}, dry_run=True)
+        mem.forget(USER, {"entity": "control\x7fsubject"}, dry_run=True)
     assert_control_intact(mem)
 
 
