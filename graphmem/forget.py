@@ -45,6 +45,7 @@ from graphmem.errors import InvalidInput, StoreError
 from graphmem.schema import time as t
 from graphmem.schema.models import normalize_name
 from graphmem.store import Store
+from graphmem.text import check_name, clean_text
 
 log = logging.getLogger("graphmem.forget")
 
@@ -80,7 +81,12 @@ class ForgetReport(BaseModel):
 
 
 def parse_selector(selector: object, *, confirm: bool) -> Selector:
-    """Exactly one known key with a usable value; `{"all": true}` needs confirm."""
+    """Exactly one known key with a usable value; `{"all": true}` needs confirm.
+
+    Text follows `graphmem.text`: a "text" selector loses control characters
+    as stored turns did; a fact uuid, entity name or session id holding one, or
+    any lone surrogate, is refused.
+    """
     if not isinstance(selector, dict) or len(selector) != 1:
         raise InvalidInput(f"selector must be an object with exactly one of {list(SELECTOR_KEYS)}")
     [(kind, value)] = selector.items()
@@ -99,11 +105,9 @@ def parse_selector(selector: object, *, confirm: bool) -> Selector:
         if end <= start:
             raise InvalidInput('"between" end must be later than its start')
         return Selector(kind=kind, value=(start, end))
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInput(f'"{kind}" needs a non-empty string')
-    if len(value) > MAX_SELECTOR_TEXT:
-        raise InvalidInput(f'"{kind}" is longer than {MAX_SELECTOR_TEXT} characters')
-    return Selector(kind=kind, value=value.strip())
+    if kind == "text":
+        return Selector(kind=kind, value=clean_text(value, '"text"', MAX_SELECTOR_TEXT))
+    return Selector(kind=kind, value=check_name(value, f'"{kind}"', MAX_SELECTOR_TEXT))
 
 
 def seeds(store: Store, user_id: str, selector: Selector) -> tuple[set[str], set[str], set[str]]:

@@ -31,6 +31,7 @@ from graphmem.retrieval.search import RetrievalContext
 from graphmem.retrieval.search import search as run_search
 from graphmem.schema.records import AddFactResult, FactRecord, Timeline, WriteResult
 from graphmem.store import Store
+from graphmem.text import check_id, check_name, clean_text
 
 MAX_NAME_CHARS = 500
 MAX_FACT_CHARS = 4_000
@@ -39,11 +40,26 @@ TimeLike = datetime | date | str
 
 
 def _text(value: object, field: str, limit: int) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInput(f"{field} must be a non-empty string")
-    if len(value) > limit:
-        raise InvalidInput(f"{field} is {len(value)} characters; the limit is {limit}")
-    return value.strip()
+    """Free text (queries, fact sentences); see `graphmem.text` for the rules."""
+    return clean_text(value, field, limit)
+
+
+def _name(value: object, field: str, limit: int = MAX_NAME_CHARS) -> str:
+    """An entity name or fact uuid: no control characters, never altered inside."""
+    return check_name(value, field, limit)
+
+
+def _ids(values: object, field: str) -> list[str]:
+    """A list of uuids; a bare string is refused rather than split into letters."""
+    if isinstance(values, (str, bytes, dict)) or not isinstance(values, Sequence):
+        raise InvalidInput(f"{field} must be a list of ids, got {type(values).__name__}")
+    return [check_id(v, f"{field}[{i}]", MAX_NAME_CHARS) for i, v in enumerate(values)]
+
+
+def _importance(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise InvalidInput(f"importance must be a number from 0 to 1, got {value!r}")
+    return float(value)
 
 
 def _decay_fields(row: dict) -> dict:
@@ -85,11 +101,15 @@ class Memory:
         overrides = {k: v for k, v in {"data_dir": data_dir, "falkordb_url": falkordb_url}.items() if v is not None}
         self.settings = (settings or Settings()).model_copy(update=overrides)
         self.store = Store.open(data_dir=self.settings.data_dir, falkordb_url=self.settings.falkordb_url)
-        self._embedder = embedder
-        self.extractor = extractor or self._default_extractor()
-        self._indexes = WarmIndexes()
-        self._data_dir = Path(self.settings.data_dir).expanduser()
-        self.recovered_forgets = tuple(i.id for i in forgetting.recover(self.store, self._data_dir))
+        try:
+            self._embedder = embedder
+            self.extractor = extractor or self._default_extractor()
+            self._indexes = WarmIndexes()
+            self._data_dir = Path(self.settings.data_dir).expanduser()
+            self.recovered_forgets = tuple(i.id for i in forgetting.recover(self.store, self._data_dir))
+        except BaseException:
+            self.store.close()
+            raise
 
     def _default_extractor(self) -> Extractor:
         """The LLM when one is configured, else the offline rules."""
@@ -118,6 +138,8 @@ class Memory:
         self.close()
 
     def close(self) -> None:
+        """Release the store; the embedded server stops with its last client in any
+        process (see `graphmem.embedded`). Safe to call twice; never raises."""
         self.store.close()
 
     # -- graph plumbing -------------------------------------------------------
@@ -135,7 +157,12 @@ class Memory:
         return vectors
 
     def _check_vector(self, vector: Sequence[float], field: str) -> list[float]:
-        values = [float(x) for x in vector]
+        if isinstance(vector, (str, bytes, dict)):
+            raise InvalidInput(f"{field} must be a list of numbers, got {type(vector).__name__}")
+        try:
+            values = [float(x) for x in vector]
+        except (TypeError, ValueError) as exc:
+            raise InvalidInput(f"{field} must be a list of numbers: {exc}") from exc
         if len(values) != self.embedder.dimension:
             raise InvalidInput(f"{field} has {len(values)} dimensions; this memory uses {self.embedder.dimension}")
         if not np.all(np.isfinite(values)):
@@ -231,6 +258,11 @@ class Memory:
         text = _text(query, "query", self.settings.max_query_chars)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 100:
             raise InvalidInput("limit must be an integer from 1 to 100")
+        if budget_tokens is not None and (isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int)
+                                          or budget_tokens < 1):
+            raise InvalidInput("budget_tokens must be a positive integer")
+        if recipe is not None and not isinstance(recipe, (str, SearchRecipe)):
+            raise InvalidInput(f"recipe must be a recipe name or a SearchRecipe, got {type(recipe).__name__}")
         chosen = get_recipe(recipe) if isinstance(recipe, str) else (recipe or DEFAULT_RECIPE)
         context = RetrievalContext(store=self.store, embed=self._embed, indexes=self._indexes)
         return run_search(
@@ -269,8 +301,8 @@ class Memory:
         deleting it; a restatement is merged. Transaction time is the wall clock.
         """
         check_user_id(user_id)
-        subject = _text(subject, "subject", MAX_NAME_CHARS)
-        obj = _text(object, "object", MAX_NAME_CHARS)
+        subject = _name(subject, "subject")
+        obj = _name(object, "object")
         name = normalize_predicate(predicate)
         text = _text(fact or f"{subject} {name.lower().replace('_', ' ')} {obj}", "fact", MAX_FACT_CHARS)
         valid = t.to_utc_or_none(valid_at, field="valid_at")
@@ -278,6 +310,10 @@ class Memory:
         if valid and invalid and invalid <= valid:
             raise InvalidInput("invalid_at must be later than valid_at")
         fact_vector = self._check_vector(embedding, "embedding") if embedding is not None else None
+        if not isinstance(single_valued, bool):
+            raise InvalidInput("single_valued must be True or False")
+        episodes, derived_from = _ids(episodes, "episodes"), _ids(derived_from, "derived_from")
+        importance = _importance(importance)
         vectors = self._embed([subject, obj] + ([] if fact_vector else [text]))
         self._open_graph(user_id)
         with self.store.user_lock(user_id):
@@ -292,8 +328,8 @@ class Memory:
                 reference_time=t.to_utc_or_none(reference_time, field="reference_time") or valid,
                 source_node_uuid=source,
                 target_node_uuid=target,
-                episodes=list(episodes),
-                derived_from=list(derived_from),
+                episodes=episodes,
+                derived_from=derived_from,
                 importance=importance,
                 expires_at=t.to_utc_or_none(expires_at, field="expires_at"),
             )
@@ -325,6 +361,7 @@ class Memory:
     def restore(self, user_id: str, fact_uuid: str) -> bool:
         """Bring an archived fact back into search; False if there was no such fact."""
         check_user_id(user_id)
+        fact_uuid = check_id(fact_uuid, "fact_uuid", MAX_NAME_CHARS)
         if not self.store.has_graph(user_id):
             return False
         with self.store.user_lock(user_id):
@@ -358,7 +395,7 @@ class Memory:
             user_id,
             valid_at=t.to_utc_or_none(valid_at, field="valid_at"),
             known_at=t.to_utc_or_none(known_at, field="known_at"),
-            subject=_text(subject, "subject", MAX_NAME_CHARS) if subject is not None else None,
+            subject=_name(subject, "subject") if subject is not None else None,
         )
 
     def history(self, user_id: str, entity_or_fact: str) -> Timeline:
@@ -367,7 +404,7 @@ class Memory:
         Raises NotFound when the user, entity or fact does not exist.
         """
         check_user_id(user_id)
-        key = _text(entity_or_fact, "entity_or_fact", MAX_NAME_CHARS)
+        key = _name(entity_or_fact, "entity_or_fact")
         return temporal.history(self.store, user_id, key)
 
     def forget(

