@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from datetime import datetime, timezone
 from itertools import combinations
 from pathlib import Path
 
 from graphmem import Memory
+from graphmem.locking import lock_key
+from graphmem.store import Store
 
 CHILD = Path(__file__).with_name("concurrency_child.py")
 
@@ -59,3 +62,49 @@ def test_two_processes_writing_one_user_never_overlap_a_slot(tmp_path, embedder)
             assert len(intervals) == 2 * writes
             assert overlaps(intervals) == 0, f"repetition {rep}"
             assert mem.facts(f"bob{rep}")[0].object  # the latest home is current
+
+
+def test_the_write_lock_is_shared_by_every_client_of_one_server(falkordb_server):
+    """Two stores on one FalkorDB server (two service workers): one holder at a time."""
+    first, second = Store.open(falkordb_url=falkordb_server), Store.open(falkordb_url=falkordb_server)
+    order: list[str] = []
+    try:
+        with first.user_lock("carol"):
+            waiter = threading.Thread(target=lambda: _take(second, "carol", order))
+            waiter.start()
+            waiter.join(timeout=1.0)
+            assert waiter.is_alive(), "the second client got the lock while the first held it"
+            order.append("first releases")
+        waiter.join(timeout=30)
+        assert order == ["first releases", "second holds"]
+        with second.user_lock("dave"), first.user_lock("erin"):
+            pass  # other users are not blocked
+    finally:
+        first.close()
+        second.close()
+
+
+def _take(store: Store, user: str, order: list[str]) -> None:
+    with store.user_lock(user):
+        order.append("second holds")
+
+
+def test_the_lock_is_reentrant_for_its_thread_and_released_by_the_outermost_exit(tmp_path):
+    store = Store.open(data_dir=tmp_path / "gm")
+    try:
+        with store.user_lock("u"), store.user_lock("u"):
+            assert store.execute("EXISTS", lock_key("u")) == 1
+        assert store.execute("EXISTS", lock_key("u")) == 0
+    finally:
+        store.close()
+
+
+def test_a_lock_left_by_a_dead_writer_expires(tmp_path):
+    """A writer killed while holding the lock leaves a key with a ttl, not a deadlock."""
+    store = Store.open(data_dir=tmp_path / "gm")
+    try:
+        store.execute("SET", lock_key("u"), "dead-writer", "PX", 300)
+        with store.user_lock("u"):
+            assert store.execute("GET", lock_key("u")) not in (b"dead-writer", "dead-writer")
+    finally:
+        store.close()
