@@ -7,6 +7,11 @@ open) and ``invalidated_by``. Sessions may arrive out of order, so the incoming
 fact is placed by its start time: facts that started earlier and overlap it are
 closed at its start; if a later fact already exists, the incoming one is closed
 at that fact's start (DESIGN §4).
+
+`plan_placement` does this for restatements too: every statement says its value
+holds at its own time, so a restatement is merged only where no other value was
+said in between, and a value said inside a restated interval splits it. Writing
+statements in any order then never leaves two values at one instant.
 """
 
 from __future__ import annotations
