@@ -51,8 +51,9 @@ def run_writers(tmp_path: Path, writes: int, reps: int) -> Path:
 def test_two_processes_writing_one_user_never_overlap_a_slot(tmp_path, embedder):
     """Issue 8: two writers, interleaved homes -> one home at every instant, 5 times over.
 
-    The issue used 60 writes per process; 8 keeps a repetition to seconds and
-    overlapped on the per-process lock in every run we tried.
+    The issue used 60 writes per process; 8 keep the test to a few minutes on a
+    busy 2-core machine and still overlap without the shared lock (with
+    graphmem/store.py of main: 2 overlaps in repetition 0).
     """
     writes, reps = 8, 5
     data_dir = run_writers(tmp_path, writes, reps)
