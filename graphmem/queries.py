@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from graphmem.schema import time as t
 from graphmem.schema.models import EntityNode, FactEdge, new_uuid
-from graphmem.schema.supersession import Closure
+from graphmem.schema.supersession import Closure, Split
 
 
 class Query(NamedTuple):
@@ -103,6 +103,33 @@ def merge_restatement(fact_uuid: str, episodes: Sequence[str], valid_at: datetim
         "r.valid_at = CASE WHEN $valid_at IS NOT NULL AND (r.valid_at IS NULL OR r.valid_at > $valid_at) "
         "THEN $valid_at ELSE r.valid_at END",
         {"uuid": fact_uuid, "episodes": list(episodes), "valid_at": t.encode(valid_at)},
+    )
+
+
+def split_fact(split: Split, created_at: datetime) -> Query:
+    """Copy a fact from `split.at` on, with the episodes that stated it then; the
+    copy keeps the original's end and successor, the original keeps the rest
+    (a closure then ends it). The copy is believed from `created_at`."""
+    return Query(
+        "MATCH (s)-[g:RELATES_TO {uuid: $uuid}]->(o) CREATE (s)-[r:RELATES_TO]->(o) SET r = properties(g) "
+        "SET r.uuid = $copy, r.valid_at = $at, r.created_at = $created_at, "
+        "r.episodes = [x IN g.episodes WHERE x IN $moved] "
+        "SET g.episodes = [x IN g.episodes WHERE NOT x IN $moved] RETURN r.uuid AS uuid",
+        {
+            "uuid": split.uuid,
+            "copy": split.copy_uuid,
+            "at": t.encode(split.at),
+            "created_at": t.encode(created_at),
+            "moved": list(split.episodes),
+        },
+    )
+
+
+def episode_times(uuids: Sequence[str]) -> Query:
+    """Session time of each episode: when the facts it states were said to hold."""
+    return Query(
+        "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.valid_at AS valid_at",
+        {"uuids": list(uuids)},
     )
 
 

@@ -17,6 +17,7 @@ import redis
 
 from graphmem.embedded import close_embedded, open_embedded, server_pid
 from graphmem.errors import ConfigError, InvalidInput, StoreError
+from graphmem.locking import UserLock
 from graphmem.queries import Query, create_graph_meta, graph_meta
 from graphmem.schema import time as t
 from graphmem.schema.indexes import all_indexes
@@ -59,7 +60,7 @@ class Store:
         self.embedded = embedded
         self._url = url
         self._ready: dict[str, int] = {}
-        self._locks: dict[str, threading.RLock] = {}
+        self._locks: dict[str, UserLock] = {}
         self._guard = threading.Lock()
 
     @classmethod
@@ -100,10 +101,13 @@ class Store:
         check_user_id(user_id)
         return user_id in self._ready or user_id in self.users()
 
-    def user_lock(self, user_id: str) -> threading.RLock:
-        """Writes to one user are serialized within the process."""
+    def user_lock(self, user_id: str) -> UserLock:
+        """The lock that serializes writes to one user across threads, processes
+        and service workers sharing this FalkorDB (see `graphmem.locking`)."""
         with self._guard:
-            return self._locks.setdefault(user_id, threading.RLock())
+            if user_id not in self._locks:
+                self._locks[user_id] = UserLock(self._db.connection, check_user_id(user_id))
+            return self._locks[user_id]
 
     def ensure_graph(self, user_id: str, *, dimension: int, embedder: str) -> int:
         """Create the user's graph with its indexes once; return its embedding size.

@@ -12,9 +12,9 @@ from typing import Any
 from graphmem import queries as q
 from graphmem.errors import NotFound
 from graphmem.schema import time as t
-from graphmem.schema.models import FactEdge, normalize_name
+from graphmem.schema.models import FactEdge, new_uuid, normalize_name
 from graphmem.schema.records import AddFactResult, FactRecord, Timeline
-from graphmem.schema.supersession import plan_closures
+from graphmem.schema.supersession import Placement, plan_placement
 from graphmem.store import Store
 
 
@@ -22,13 +22,47 @@ def edge_from_row(row: dict[str, Any]) -> FactEdge:
     return FactEdge.from_props({k: v for k, v in row.items() if k in FactEdge.model_fields and v is not None})
 
 
-def _same_value(a: FactEdge, b: FactEdge) -> bool:
-    return a.name == b.name and a.target_node_uuid == b.target_node_uuid
-
-
 def _restates(old: FactEdge, new: FactEdge) -> bool:
     """Same value and still open: the new statement is more evidence for it."""
-    return _same_value(old, new) and old.expired_at is None
+    return old.name == new.name and old.target_node_uuid == new.target_node_uuid and old.expired_at is None
+
+
+def _stated_at(store: Store, user_id: str, slot: Sequence[FactEdge]) -> dict[str, datetime]:
+    """Episode uuid -> session time, for every episode that stated a slot fact."""
+    uuids = sorted({ep for e in slot for ep in e.episodes})
+    if not uuids:
+        return {}
+    rows = store.run(user_id, q.episode_times(uuids), read_only=True)
+    return {row["uuid"]: t.decode(row["valid_at"]) for row in rows if row["valid_at"]}
+
+
+def place(
+    store: Store, user_id: str, edge: FactEdge, *, single_valued: bool, now: datetime
+) -> Placement:
+    """Read the slot and decide where `edge` goes (no writes)."""
+    slot = [edge_from_row(row) for row in store.run(user_id, q.slot_facts(edge.source_node_uuid, edge.slot))]
+    if single_valued:
+        return plan_placement(slot, edge, now, _stated_at(store, user_id, slot), new_uuid())
+    same = next((e for e in slot if _restates(e, edge)), None)
+    return Placement(merge_into=same.uuid if same else None)
+
+
+def apply_placement(
+    store: Store, user_id: str, edge: FactEdge, embedding: Sequence[float] | None, placement: Placement, now: datetime
+) -> AddFactResult:
+    """Write what `place` decided: merge or create, then split, then close."""
+    if placement.merge_into:
+        store.run(user_id, q.merge_restatement(placement.merge_into, edge.episodes, edge.valid_at))
+    else:
+        store.run(user_id, q.create_fact(edge, embedding))
+    if placement.split is not None:
+        store.run(user_id, q.split_fact(placement.split, now))
+    for closure in placement.closures:
+        store.run(user_id, q.close_fact(closure))
+    closed = tuple(c.uuid for c in placement.closures)
+    if placement.merge_into:
+        return AddFactResult(action="merged", fact_uuid=placement.merge_into, closed=closed)
+    return AddFactResult(action="superseded" if closed else "added", fact_uuid=edge.uuid, closed=closed)
 
 
 def insert_fact(
@@ -42,26 +76,15 @@ def insert_fact(
 ) -> AddFactResult:
     """Write `edge` into its slot: merge a restatement, close what it contradicts.
 
-    A restatement (same subject, predicate and object, still open) only gains the
-    new episodes. For a single-valued predicate every other open value is placed
-    on the timeline by `plan_closures`; multi-valued predicates just add.
+    For a single-valued predicate the fact is placed on the slot's timeline by
+    `plan_placement` (a restatement that lands before another value's interval
+    is a new interval, not a stretched one); multi-valued predicates merge a
+    restatement of an open fact and otherwise just add. The caller holds the
+    user's lock, so the slot cannot change between the read and the writes.
     """
     now = now or t.now_utc()
-    slot = [edge_from_row(row) for row in store.run(user_id, q.slot_facts(edge.source_node_uuid, edge.slot))]
-    same = [e for e in slot if _restates(e, edge)]
-    if same:
-        kept = same[0]
-        store.run(user_id, q.merge_restatement(kept.uuid, edge.episodes, edge.valid_at))
-        return AddFactResult(action="merged", fact_uuid=kept.uuid)
-    closures = []
-    if single_valued:
-        others = [e for e in slot if not _same_value(e, edge)]
-        closures = plan_closures(others, edge, now)
-    store.run(user_id, q.create_fact(edge, embedding))
-    for closure in closures:
-        store.run(user_id, q.close_fact(closure))
-    closed = tuple(c.uuid for c in closures)
-    return AddFactResult(action="superseded" if closed else "added", fact_uuid=edge.uuid, closed=closed)
+    placement = place(store, user_id, edge, single_valued=single_valued, now=now)
+    return apply_placement(store, user_id, edge, embedding, placement, now)
 
 
 def _at_or_before(moment: datetime | None, k: datetime) -> bool:

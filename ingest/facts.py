@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,8 +40,20 @@ class PlannedFact:
     ends: bool = False  # "I don't live in Paris anymore": closes the open fact
 
 
+class Decided(NamedTuple):
+    """What happened to one planned fact: the action, the fact it landed in, and
+    how many facts (older ones, or itself when a later value exists) it closed."""
+
+    action: str
+    fact_uuid: str | None
+    closed: int = 0
+
+
 @dataclass
 class FactOutcome:
+    """Counts per action ("added", "merged", "superseded", "ignored") plus
+    "closed" (facts whose validity the write ended), and each plan's fact uuid."""
+
     counts: Counter
     fact_uuids: list[str | None]
 
@@ -57,7 +70,7 @@ def candidates_for(store: Store, user_id: str, plan: PlannedFact) -> list[tuple[
     return list(seen.items())
 
 
-def apply_ending(store: Store, user_id: str, plan: PlannedFact) -> tuple[str, str] | None:
+def apply_ending(store: Store, user_id: str, plan: PlannedFact) -> Decided | None:
     """Close the open fact with this value at the stated end; None if there is none.
 
     The fact stays believed (no expiry, no successor): its validity is over,
@@ -69,11 +82,11 @@ def apply_ending(store: Store, user_id: str, plan: PlannedFact) -> tuple[str, st
         open_ = edge.expired_at is None and edge.invalid_at is None
         if open_ and edge.target_node_uuid == plan.edge.target_node_uuid and edge.order_key() < plan.edge.invalid_at:
             store.run(user_id, q.end_fact(edge.uuid, plan.edge.invalid_at, plan.edge.episodes))
-            return "merged", edge.uuid
+            return Decided("merged", edge.uuid)
     return None
 
 
-def apply_structural(store: Store, user_id: str, plan: PlannedFact, now: datetime) -> tuple[str, str]:
+def apply_structural(store: Store, user_id: str, plan: PlannedFact, now: datetime) -> Decided:
     if plan.ends:
         ended = apply_ending(store, user_id, plan)
         if ended is not None:
@@ -81,23 +94,26 @@ def apply_structural(store: Store, user_id: str, plan: PlannedFact, now: datetim
     result = temporal.insert_fact(
         store, user_id, plan.edge, plan.embedding.tolist(), single_valued=plan.single_valued, now=now
     )
-    return result.action, result.fact_uuid
+    return Decided(result.action, result.fact_uuid, len(result.closed))
 
 
-def apply_decision(store: Store, user_id: str, plan: PlannedFact, action: str, target: str | None, now: datetime):
+def apply_decision(
+    store: Store, user_id: str, plan: PlannedFact, action: str, target: str | None, now: datetime
+) -> Decided:
     """Carry out an LLM decision; falls back to the structural rule for ADD."""
     if action == "IGNORE":
-        return "ignored", None
+        return Decided("ignored", None)
     if action == "MERGE" and target:
         store.run(user_id, q.merge_restatement(target, plan.edge.episodes, plan.edge.valid_at))
-        return "merged", target
+        return Decided("merged", target)
     if action == "SUPERSEDE" and target:
         rows = store.run(user_id, q.facts_by_uuid([target]))
         existing = [temporal.edge_from_row(row) for row in rows]
         store.run(user_id, q.create_fact(plan.edge, plan.embedding.tolist()))
-        for closure in plan_closures(existing, plan.edge, now):
+        closures = plan_closures(existing, plan.edge, now)
+        for closure in closures:
             store.run(user_id, q.close_fact(closure))
-        return "superseded", plan.edge.uuid
+        return Decided("superseded" if closures else "added", plan.edge.uuid, len(closures))
     return apply_structural(store, user_id, plan, now)
 
 
@@ -119,11 +135,12 @@ def resolve_facts(
         if sources:
             plan.edge.derived_from = sources
         if i in decisions:
-            action, uuid = apply_decision(store, user_id, plan, *decisions[i], now)
+            decided = apply_decision(store, user_id, plan, *decisions[i], now)
         else:
-            action, uuid = apply_structural(store, user_id, plan, now)
-        counts[action] += 1
-        uuids.append(uuid)
+            decided = apply_structural(store, user_id, plan, now)
+        counts[decided.action] += 1
+        counts["closed"] += decided.closed
+        uuids.append(decided.fact_uuid)
     return FactOutcome(counts=counts, fact_uuids=uuids)
 
 

@@ -208,9 +208,9 @@ def write_session(
         episodes_skipped=len(episodes) - len(todo),
         entities_new=entities.new,
         entities_merged=entities.merged,
-        facts_added=counts["added"],
+        facts_added=counts["added"] + counts["superseded"],
         facts_merged=counts["merged"],
-        facts_superseded=counts["superseded"],
+        facts_superseded=counts["closed"],
         facts_ignored=counts["ignored"],
         episode_uuids=tuple(e.uuid for e in episodes),
     )

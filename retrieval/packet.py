@@ -37,7 +37,8 @@ class PacketFact(BaseModel):
     status: Literal["current", "superseded", "ended"]
     superseded_by: str | None = None
     superseded_by_fact: str | None = None
-    source_turn_ids: tuple[str, ...] = ()
+    source_turn_ids: tuple[str, ...] = Field((), description="the most relevant source turns, best first")
+    sources_total: int = Field(0, description="how many turns stated the fact; may exceed source_turn_ids")
     score: float = 0.0
 
     def line(self) -> str:
@@ -45,6 +46,9 @@ class PacketFact(BaseModel):
         if self.status == "superseded" and self.superseded_by_fact:
             status = f"superseded by: {self.superseded_by_fact}"
         sources = ", ".join(self.source_turn_ids) or "-"
+        more = self.sources_total - len(self.source_turn_ids)
+        if more > 0:
+            sources += f" +{more} more"
         return f"- [{_day(self.valid_at)} -> {_day(self.invalid_at)}] {self.fact} ({status}; turns {sources})"
 
 

@@ -35,6 +35,7 @@ from graphmem.schema.records import FactRecord
 from graphmem.store import Store
 
 TOKENS_PER_RESULT = 150
+SOURCES_PER_FACT = 3
 SELF_KEYS = ("user",)
 
 
@@ -140,7 +141,9 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
         lists["vector"] = [r["uuid"] for r in rows]
         best = max((r["similarity"] for r in rows), default=0.0)
     if "facts" in weights:
-        lists["facts"] = list(dict.fromkeys(u for f in facts for u in f.episodes))
+        found = {u: i for name in ("vector", "bm25") for i, u in enumerate(lists.get(name, []))}
+        picked = (pick_sources(f.episodes, found, SOURCES_PER_FACT) for f in facts)
+        lists["facts"] = list(dict.fromkeys(u for sources in picked for u in sources))
     if "mentions" in weights and entity_uuids:
         rows = ctx.store.run(user_id, q.episodes_mentioning(entity_uuids, n), read_only=True)
         lists["mentions"] = [r["uuid"] for r in rows]
@@ -172,20 +175,40 @@ def _episodes(ctx, user_id, ordered: list[str], known_at, recipe) -> list[Packet
     return episodes
 
 
-def _packet_fact(record: FactRecord, rank: int) -> PacketFact:
-    return PacketFact(
-        uuid=record.uuid, fact=record.fact, subject=record.subject, predicate=record.predicate, object=record.object,
-        valid_at=record.valid_at, invalid_at=record.invalid_at, status=record.status,
-        superseded_by=record.superseded_by, superseded_by_fact=record.superseded_by_fact,
-        source_turn_ids=record.source_turn_ids, score=1.0 / (rank + 1),
-    )
+def pick_sources(episodes: Sequence[str], rank: dict[str, int], keep: int) -> list[str]:
+    """A fact's `keep` most relevant source episodes: those the search ranked, best
+    first, then the most recent. A fact restated 700 times cites a few turns, so
+    its line cannot crowd the evidence out of the packet."""
+    ranked = sorted((u for u in episodes if u in rank), key=rank.__getitem__)
+    recent = [u for u in reversed(episodes) if u not in rank]
+    return (ranked + recent)[:keep]
+
+
+def _packet_facts(ctx, user_id: str, records: list[FactRecord], turn_rank: dict[str, int]) -> list[PacketFact]:
+    picked = {r.uuid: pick_sources(r.episodes, turn_rank, SOURCES_PER_FACT) for r in records}
+    wanted = sorted({u for r in records if len(r.episodes) > SOURCES_PER_FACT for u in picked[r.uuid]})
+    names = {row["uuid"]: row["name"] for row in ctx.store.run(user_id, q.episode_names(wanted), read_only=True)} if wanted else {}
+    return [
+        PacketFact(
+            uuid=r.uuid, fact=r.fact, subject=r.subject, predicate=r.predicate, object=r.object,
+            valid_at=r.valid_at, invalid_at=r.invalid_at, status=r.status,
+            superseded_by=r.superseded_by, superseded_by_fact=r.superseded_by_fact,
+            source_turn_ids=(tuple(names[u] for u in picked[r.uuid] if u in names)
+                             if len(r.episodes) > SOURCES_PER_FACT else r.source_turn_ids),
+            sources_total=len(r.source_turn_ids), score=1.0 / (rank + 1),
+        )
+        for rank, r in enumerate(records)
+    ]
 
 
 def _fit(facts: list[PacketFact], episodes: list[PacketEpisode], budget: int):
-    """Drop the least relevant lines until the rendered packet fits `budget` tokens."""
+    """Drop the least relevant lines until the rendered packet fits `budget` tokens.
+
+    The most relevant line always stays: a packet that does not abstain is never
+    empty, even when that one line alone is over the budget."""
     def cost():
         return sum(estimate_tokens(f.line()) + 1 for f in facts) + sum(estimate_tokens(e.line()) + 1 for e in episodes) + 12
-    while cost() > budget and (facts or episodes):
+    while cost() > budget and len(facts) + len(episodes) > 1:
         if episodes and (len(episodes) >= len(facts)):
             episodes.pop()
         else:
@@ -208,7 +231,8 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     fused = _fuse(fact_lists, recipe.fact_weights, recipe.rrf_k)
     facts = _rank_facts(ctx, user_id, fused, plan, now, known_at, limit, recipe, distance)
     turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe)
-    turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k)[:limit]
+    ranked_turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k)
+    turns = ranked_turns[:limit]
     best = max(best_fact, best_turn)
     signals = _abstain_signals(ctx, user_id, idx, plan, best)
     abstain, reason = abstention.decide(signals)
@@ -216,7 +240,7 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
         return MemoryPacket(query=query, mode=plan.mode, abstain=True, best_similarity=best, reason=reason,
                             topic_coverage=signals.coverage, masked_similarity=signals.masked_similarity,
                             timings_ms={"total": (time.perf_counter() - started) * 1000})
-    packet_facts = [_packet_fact(r, i) for i, r in enumerate(facts)]
+    packet_facts = _packet_facts(ctx, user_id, facts, {u: i for i, u in enumerate(ranked_turns)})
     episodes = _episodes(ctx, user_id, turns, known_at, recipe)
     packet_facts, episodes, tokens = _fit(packet_facts, episodes, budget_tokens or TOKENS_PER_RESULT * limit)
     cited = list(dict.fromkeys([e.turn_id for e in episodes] + [t_ for f in packet_facts for t_ in f.source_turn_ids]))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 Status = Literal["current", "superseded", "ended"]
 
@@ -64,22 +64,30 @@ class AddFactResult(BaseModel):
 
 
 class WriteResult(BaseModel):
-    """What one `Memory.write` stored and decided."""
+    """What one `Memory.write` stored and decided.
+
+    The fact counts partition the extracted facts, except `facts_superseded`,
+    which counts facts closed (one new fact can close several, or none):
+    `facts_added` + `facts_merged` + `facts_ignored` = facts extracted
+    (an ending such as "no longer" counts as merged into the fact it ends).
+    """
 
     model_config = ConfigDict(frozen=True)
 
-    episodes: int = 0
-    episodes_skipped: int = 0
-    entities_new: int = 0
-    entities_merged: int = 0
-    facts_added: int = 0
-    facts_merged: int = 0
-    facts_superseded: int = 0
-    facts_ignored: int = 0
-    facts_archived: int = 0
+    episodes: int = Field(0, description="turns stored as new episodes")
+    episodes_skipped: int = Field(0, description="turns already stored and extracted (a repeated write)")
+    entities_new: int = Field(0, description="entities created")
+    entities_merged: int = Field(0, description="names resolved to an existing entity")
+    facts_added: int = Field(0, description="new facts stored, whether or not they closed an older one")
+    facts_merged: int = Field(0, description="restatements (and endings) folded into a stored fact")
+    facts_superseded: int = Field(
+        0, description="facts whose validity this write closed: older values, or a new fact placed before a later one"
+    )
+    facts_ignored: int = Field(0, description="extracted facts not stored (unresolvable, or the LLM said IGNORE)")
+    facts_archived: int = Field(0, description="facts archived to stay within the per-user capacity")
     llm_calls: int = 0
     llm_cache_hits: int = 0
     llm_prompt_tokens: int = 0
     llm_completion_tokens: int = 0
-    errors: tuple[str, ...] = ()
+    errors: tuple[str, ...] = Field((), description="extraction errors; the turns are still stored")
     episode_uuids: tuple[str, ...] = ()

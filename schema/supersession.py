@@ -7,11 +7,16 @@ open) and ``invalidated_by``. Sessions may arrive out of order, so the incoming
 fact is placed by its start time: facts that started earlier and overlap it are
 closed at its start; if a later fact already exists, the incoming one is closed
 at that fact's start (DESIGN §4).
+
+`plan_placement` does this for restatements too: every statement says its value
+holds at its own time, so a restatement is merged only where no other value was
+said in between, and a value said inside a restated interval splits it. Writing
+statements in any order then never leaves two values at one instant.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -52,3 +57,99 @@ def plan_closures(slot: Sequence[FactEdge], incoming: FactEdge, now: datetime) -
         if incoming.invalid_at is None or incoming.invalid_at > end:
             closures.append(Closure(incoming.uuid, end, successor.uuid, now))
     return closures
+
+
+@dataclass(frozen=True)
+class Split:
+    """Cut fact `uuid` at `at`: a copy (`copy_uuid`) holds it from `at` on, with
+    the `episodes` that stated it then; the original keeps the earlier part."""
+
+    uuid: str
+    copy_uuid: str
+    at: datetime
+    episodes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What writing one fact into its slot does.
+
+    `merge_into`: the fact is a restatement; its episodes join that fact (whose
+    start moves back when the restatement is earlier). Otherwise the fact is
+    created. Then `split` (if any) and the `closures` are applied, in that order.
+    """
+
+    merge_into: str | None = None
+    closures: tuple[Closure, ...] = ()
+    split: Split | None = None
+
+
+def _live(slot: Sequence[FactEdge]) -> list[FactEdge]:
+    """Facts on the timeline: open, ended or superseded; not retracted."""
+    return [e for e in slot if e.expired_at is None or e.invalidated_by is not None]
+
+
+def _covers(fact: FactEdge, moment: datetime) -> bool:
+    return fact.order_key() <= moment and (fact.invalid_at is None or fact.invalid_at > moment)
+
+
+def _same_value(a: FactEdge, b: FactEdge) -> bool:
+    return a.name == b.name and a.target_node_uuid == b.target_node_uuid
+
+
+def plan_placement(
+    slot: Sequence[FactEdge],
+    incoming: FactEdge,
+    now: datetime,
+    stated_at: Mapping[str, datetime],
+    copy_uuid: str,
+) -> Placement:
+    """Place `incoming` on a single-valued slot so no instant holds two values.
+
+    Each statement says its value holds at its start; `stated_at` (episode uuid ->
+    session time) gives the later moments at which a merged fact was restated.
+    - A same-value fact already covering the start absorbs it (merge).
+    - A same-value fact starting later, with no other value asserted in between,
+      absorbs it too and moves its start back; the value covering the start is
+      closed there.
+    - Otherwise the fact is created: what covers its start is closed there, and
+      it is closed at the next other-value start, or, when the fact it lands in
+      was restated later, that fact is split at its next restatement.
+    `copy_uuid` names the later part of a split.
+
+    Example: Porto 01:00-02:00, Lisbon from 02:00; "Lisbon" at 00:00 ->
+    a new Lisbon fact 00:00-01:00 (Porto was said at 01:00), not Lisbon from 00:00.
+    """
+    start = incoming.order_key()
+    live = _live(slot)
+    same = [e for e in live if _same_value(e, incoming)]
+    other = [e for e in live if not _same_value(e, incoming)]
+    covering = [e for e in same if _covers(e, start)]
+    if covering:
+        return Placement(merge_into=covering[0].uuid)
+    host = next((e for e in other if _covers(e, start)), None)
+    restated = _restatements(host, start, stated_at) if host is not None else []
+    next_other = min((e.order_key() for e in other if e.order_key() > start), default=None)
+    bound = min([m for m in (next_other, restated[0][0] if restated else None) if m is not None], default=None)
+    later_same = [e for e in same if e.order_key() > start]
+    if later_same and incoming.invalid_at is None:
+        nearest = min(later_same, key=FactEdge.order_key)
+        if bound is None or nearest.order_key() <= bound:
+            closures = tuple(Closure(e.uuid, start, nearest.uuid, e.expired_at or now) for e in other if _covers(e, start))
+            return Placement(merge_into=nearest.uuid, closures=closures)
+    closures = plan_closures(other, incoming, now)
+    if not restated:
+        return Placement(closures=tuple(closures))
+    at = restated[0][0]
+    split = Split(host.uuid, copy_uuid, at, tuple(ep for moment, ep in restated))
+    closures = [c for c in closures if c.uuid != incoming.uuid]
+    if incoming.invalid_at is None or incoming.invalid_at > at:
+        closures.append(Closure(incoming.uuid, at, copy_uuid, now))
+    return Placement(closures=tuple(closures), split=split)
+
+
+def _restatements(fact: FactEdge, after: datetime, stated_at: Mapping[str, datetime]) -> list[tuple[datetime, str]]:
+    """(moment, episode) of the fact's statements strictly after `after`, in order."""
+    end = fact.invalid_at
+    found = [(stated_at[ep], ep) for ep in fact.episodes if ep in stated_at]
+    return sorted((m, ep) for m, ep in found if m > after and (end is None or m < end))

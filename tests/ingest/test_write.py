@@ -6,6 +6,8 @@ import threading
 from datetime import datetime, timezone
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from graphmem import InvalidInput
 
@@ -176,3 +178,53 @@ def test_quitting_a_job_ends_it(memory):
     said(memory, "u", "I quit my job at Google last month.", "2024-05-10T09:00:00Z")
     assert current(memory, "u", "WORKS_AT") == []
     assert versions(memory, "u", "user", "WORKS_AT")["Google"].invalid_at.strftime("%Y-%m") == "2024-04"
+
+
+def homes_at(mem, user, when):
+    return sorted(f.object for f in mem.facts(user, valid_at=when) if f.predicate == "LIVES_IN")
+
+
+def test_restatement_before_another_home_does_not_stretch_over_it(memory):
+    """Issue 8: Porto at 01:00, Lisbon at 02:00, Lisbon again at 00:00 -> one home at 01:30."""
+    said(memory, "u", "I live in Porto.", "2024-05-01T01:00:00Z", "a")
+    said(memory, "u", "I live in Lisbon.", "2024-05-01T02:00:00Z", "b")
+    said(memory, "u", "I live in Lisbon.", "2024-05-01T00:00:00Z", "c")
+    assert homes_at(memory, "u", "2024-05-01T00:30:00Z") == ["Lisbon"]
+    assert homes_at(memory, "u", "2024-05-01T01:30:00Z") == ["Porto"]
+    assert homes_at(memory, "u", "2024-05-01T03:00:00Z") == ["Lisbon"]
+
+
+def test_another_home_said_inside_a_restated_stay_splits_it(memory):
+    said(memory, "u", "I live in Porto.", "2024-05-01T01:00:00Z", "a")
+    said(memory, "u", "I live in Porto.", "2024-05-01T03:00:00Z", "b")
+    said(memory, "u", "I live in Lisbon.", "2024-05-01T02:00:00Z", "c")
+    assert [homes_at(memory, "u", f"2024-05-01T0{h}:30:00Z") for h in (1, 2, 3)] == [["Porto"], ["Lisbon"], ["Porto"]]
+    later = [v for v in memory.history("u", "user").versions if v.object == "Porto" and v.valid_at.hour == 3]
+    assert [v.source_turn_ids for v in later] == [("b#0",)]
+    assert homes_at(memory, "u", "2024-05-01T01:30:00Z") == ["Porto"]
+
+
+def test_a_superseding_turn_counts_its_new_fact_as_added(memory):
+    """Issue 8: the turn that replaced Beijing stored a fact, so facts_added is 1."""
+    said(memory, "u", "I live in Beijing.", "2024-03-10T09:00:00Z", "s1")
+    moved = said(memory, "u", "I live in Shanghai.", "2024-07-10T09:00:00Z", "s2")
+    assert (moved.facts_added, moved.facts_superseded, moved.facts_merged) == (1, 1, 0)
+    again = said(memory, "u", "I live in Shanghai.", "2024-08-10T09:00:00Z", "s3")
+    assert (again.facts_added, again.facts_superseded, again.facts_merged) == (0, 0, 1)
+
+
+HOURS = st.lists(st.tuples(st.sampled_from(["Porto", "Lisbon", "Madrid"]), st.integers(0, 23)),
+                 min_size=2, max_size=5, unique_by=lambda s: s[1])
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(told=HOURS, data=st.data())
+def test_restatements_in_any_order_through_the_store(memory, told, data):
+    """The planner's property on the real store: each statement holds at its own
+    hour, whatever the arrival order, and the slot ends at the latest one."""
+    user = f"p{abs(hash((tuple(told), data.draw(st.integers(0, 10**9))))) % 10**9}"
+    for n, (town, hour) in enumerate(data.draw(st.permutations(told))):
+        said(memory, user, f"I live in {town}.", f"2024-05-01T{hour:02d}:00:00Z", f"s{n}")
+    for town, hour in told:
+        assert homes_at(memory, user, f"2024-05-01T{hour:02d}:30:00Z") == [town]
+    assert homes_at(memory, user, "2024-06-01") == [max(told, key=lambda s: s[1])[0]]

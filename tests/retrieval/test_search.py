@@ -6,6 +6,7 @@ import pytest
 
 from graphmem import InvalidInput
 from graphmem.retrieval.packet import estimate_tokens
+from graphmem.retrieval.search import TOKENS_PER_RESULT
 
 NOW = "2024-09-15T12:00:00Z"
 TIMELINE = [
@@ -103,3 +104,37 @@ def test_hostile_query_text_is_harmless(demo):
     packet = demo.search("demo", "') MATCH (n) DETACH DELETE n // where do I live", now=NOW)
     assert not packet.abstain
     assert [f.object for f in demo.facts("demo") if f.predicate == "LIVES_IN"] == ["Shanghai"]
+
+
+PARK = "Who did I play with in the park?"
+
+
+def test_a_fact_stated_in_300_turns_of_one_session_is_still_found(memory):
+    """Issue 8: one fact citing 300 turns made the packet empty but not abstaining."""
+    turns = [{"role": "user", "content": f"On day {i} I played with my friend Sam {i} in the park."} for i in range(300)]
+    memory.write("u", turns, "2024-05-01")
+    packet = memory.search("u", PARK)
+    assert not packet.abstain and packet.facts and packet.episodes
+    [friend] = [f for f in packet.facts if f.object == "Sam"]
+    assert friend.sources_total == 300 and len(friend.source_turn_ids) == 3
+    assert friend.line().endswith("+297 more)")
+    assert packet.tokens <= TOKENS_PER_RESULT * 10
+    assert set(friend.source_turn_ids) <= set(packet.cited_turn_ids)
+
+
+def test_a_fact_restated_in_many_sessions_leaves_room_for_the_evidence(memory):
+    """Issue 8: 700 restatements cut the evidence to 3 turns; here 30 against a small budget."""
+    for n in range(30):
+        memory.write("u", [{"role": "user", "content": "I played with my friend Sam in the park."}],
+                     f"2024-05-{n + 1:02d}", session_id=f"day{n}")
+    packet = memory.search("u", PARK, limit=5, budget_tokens=150)
+    [friend] = [f for f in packet.facts if f.object == "Sam"]
+    assert (friend.sources_total, len(friend.source_turn_ids)) == (30, 3)
+    assert "+27 more" in packet.to_prompt()
+    assert len(packet.episodes) == 5 and packet.tokens <= 150
+    assert set(friend.source_turn_ids) <= set(packet.cited_turn_ids)
+
+
+def test_a_packet_that_does_not_abstain_keeps_its_best_line_over_any_budget(demo):
+    packet = demo.search("demo", "Where do I live?", now=NOW, budget_tokens=1)
+    assert not packet.abstain and len(packet.facts) + len(packet.episodes) == 1

@@ -1,0 +1,102 @@
+"""Per-user write locks that hold across threads, processes and service workers.
+
+A write reads a fact slot, decides (merge, supersede, place on the timeline) and
+writes; two writers of one user interleaving those steps leave two current
+homes. A `threading.RLock` only serializes the threads of one process, so the
+lock also lives in the store itself: a redis key ``graphmem:lock:<user>`` set
+with ``SET NX PX`` and released by a token-checked Lua script (redis-py's
+`redis.lock.Lock`), on the same redis-server that holds the graphs. Embedded
+clients of one data dir share that server, and so do service workers pointed at
+one ``GRAPHMEM_FALKORDB_URL``, so one mechanism covers both.
+
+The key has a time to live, renewed while it is held, so a writer that dies
+(``kill -9``) blocks the others for at most `LOCK_TTL` seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import redis
+from redis.lock import Lock
+
+from graphmem.errors import StoreError
+
+LOCK_TTL = 30.0
+LOCK_WAIT = 600.0
+POLL = 0.01
+
+log = logging.getLogger(__name__)
+
+
+def lock_key(user_id: str) -> str:
+    return f"graphmem:lock:{user_id}"
+
+
+class UserLock:
+    """Held by one thread of one client at a time; reentrant for that thread.
+
+    The in-process `RLock` is taken first (threads queue on it, not on redis);
+    the redis lock is taken when the outermost holder enters and released when
+    it leaves.
+
+    Example:
+        >>> with store.user_lock("alice"):
+        ...     ...  # read the slot, decide, write
+    """
+
+    def __init__(self, client: redis.Redis, user_id: str, *, ttl: float = LOCK_TTL, wait: float = LOCK_WAIT) -> None:
+        self._local = threading.RLock()
+        self._depth = 0
+        self._ttl = ttl
+        self._shared = Lock(client, lock_key(user_id), timeout=ttl, sleep=POLL, blocking_timeout=wait, thread_local=False)
+        self._stop: threading.Event | None = None
+
+    def __enter__(self) -> "UserLock":
+        self._local.acquire()
+        try:
+            if self._depth == 0:
+                self._acquire_shared()
+        except BaseException:
+            self._local.release()
+            raise
+        self._depth += 1
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._depth -= 1
+        try:
+            if self._depth == 0:
+                self._release_shared()
+        finally:
+            self._local.release()
+
+    def _acquire_shared(self) -> None:
+        try:
+            acquired = self._shared.acquire()
+        except redis.exceptions.RedisError as exc:
+            raise StoreError(f"taking the write lock {self._shared.name!r} failed: {exc}") from exc
+        if not acquired:
+            raise StoreError(f"another writer held {self._shared.name!r} for longer than {self._shared.blocking_timeout} s")
+        self._stop = threading.Event()
+        threading.Thread(target=self._renew, args=(self._stop,), daemon=True, name=f"renew {self._shared.name}").start()
+
+    def _renew(self, stop: threading.Event) -> None:
+        """Push the expiry back every third of the ttl until released."""
+        while not stop.wait(self._ttl / 3):
+            try:
+                self._shared.reacquire()
+            except redis.exceptions.RedisError as exc:
+                log.warning("could not renew %s: %s", self._shared.name, exc)
+                return
+
+    def _release_shared(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+            self._stop = None
+        try:
+            self._shared.release()
+        except redis.exceptions.RedisError as exc:
+            # the work is done and written; only the lock's expiry was missed
+            log.warning("releasing %s: %s", self._shared.name, exc)

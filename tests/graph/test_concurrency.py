@@ -1,0 +1,111 @@
+"""Writes to one user from several processes: the slot's read-decide-write is atomic.
+
+Real processes on one embedded FalkorDB (they share its server), real MiniLM.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from datetime import datetime, timezone
+from itertools import combinations
+from pathlib import Path
+
+from graphmem import Memory
+from graphmem.locking import lock_key
+from graphmem.store import Store
+
+CHILD = Path(__file__).with_name("concurrency_child.py")
+
+
+def overlaps(intervals: list[tuple[datetime, datetime | None]]) -> int:
+    """Pairs of non-empty [start, end) intervals that share an instant (None = open)."""
+    far = datetime(9999, 1, 1, tzinfo=timezone.utc)
+    spans = [(start, end or far) for start, end in intervals if start < (end or far)]
+    return sum(1 for a, b in combinations(spans, 2) if a[0] < b[1] and b[0] < a[1])
+
+
+def lives_in_intervals(mem: Memory, user: str) -> list[tuple[datetime, datetime | None]]:
+    return [(v.valid_at, v.invalid_at) for v in mem.history(user, "user").versions if v.predicate == "LIVES_IN"]
+
+
+def run_writers(tmp_path: Path, writes: int, reps: int) -> Path:
+    data_dir, barrier = tmp_path / "gm", tmp_path / "barrier"
+    barrier.mkdir()
+    procs = [
+        subprocess.Popen([sys.executable, str(CHILD), str(data_dir), str(parity), str(writes), str(reps), str(barrier)])
+        for parity in (0, 1)
+    ]
+    try:
+        codes = [p.wait(timeout=540) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert codes == [0, 0]
+    return data_dir
+
+
+def test_two_processes_writing_one_user_never_overlap_a_slot(tmp_path, embedder):
+    """Issue 8: two writers, interleaved homes -> one home at every instant, 5 times over.
+
+    The issue used 60 writes per process; 8 keep the test to a few minutes on a
+    busy 2-core machine and still overlap without the shared lock (with
+    graphmem/store.py of main: 2 overlaps in repetition 0).
+    """
+    writes, reps = 8, 5
+    data_dir = run_writers(tmp_path, writes, reps)
+    with Memory(data_dir=data_dir, embedder=embedder) as mem:
+        for rep in range(reps):
+            intervals = lives_in_intervals(mem, f"bob{rep}")
+            assert len(intervals) == 2 * writes
+            assert overlaps(intervals) == 0, f"repetition {rep}"
+            assert mem.facts(f"bob{rep}")[0].object  # the latest home is current
+
+
+def test_the_write_lock_is_shared_by_every_client_of_one_server(falkordb_server):
+    """Two stores on one FalkorDB server (two service workers): one holder at a time."""
+    first, second = Store.open(falkordb_url=falkordb_server), Store.open(falkordb_url=falkordb_server)
+    order: list[str] = []
+    try:
+        with first.user_lock("carol"):
+            waiter = threading.Thread(target=lambda: _take(second, "carol", order))
+            waiter.start()
+            waiter.join(timeout=1.0)
+            assert waiter.is_alive(), "the second client got the lock while the first held it"
+            order.append("first releases")
+        waiter.join(timeout=30)
+        assert order == ["first releases", "second holds"]
+        with second.user_lock("dave"), first.user_lock("erin"):
+            pass  # other users are not blocked
+    finally:
+        first.close()
+        second.close()
+
+
+def _take(store: Store, user: str, order: list[str]) -> None:
+    with store.user_lock(user):
+        order.append("second holds")
+
+
+def test_the_lock_is_reentrant_for_its_thread_and_released_by_the_outermost_exit(tmp_path):
+    store = Store.open(data_dir=tmp_path / "gm")
+    try:
+        with store.user_lock("u"), store.user_lock("u"):
+            assert store.execute("EXISTS", lock_key("u")) == 1
+        assert store.execute("EXISTS", lock_key("u")) == 0
+    finally:
+        store.close()
+
+
+def test_a_lock_left_by_a_dead_writer_expires(tmp_path):
+    """A writer killed while holding the lock leaves a key with a ttl, not a deadlock."""
+    store = Store.open(data_dir=tmp_path / "gm")
+    try:
+        store.execute("SET", lock_key("u"), "dead-writer", "PX", 300)
+        with store.user_lock("u"):
+            assert store.execute("GET", lock_key("u")) not in (b"dead-writer", "dead-writer")
+    finally:
+        store.close()
