@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from graphmem.retrieval.bm25 import BM25Index
-from graphmem.retrieval.tokenize import tokenize
+from graphmem.retrieval.tokenize import KEPT_WORDS, tokenize
 
 COVERAGE_BELOW = 0.30
 MASKED_SIMILARITY_BELOW = 0.40
@@ -45,6 +45,7 @@ _TIME_WORDS = frozenset(
         "saturday sunday today yesterday tomorrow week weekend month year day morning evening night"
     )
 )
+_MODE_WORDS = frozenset(tokenize(" ".join(KEPT_WORDS)))
 PLACEHOLDER = "someone"
 
 
@@ -57,10 +58,12 @@ class AbstainSignals:
 
 
 def topic_terms(query: str, names: Iterable[str]) -> list[str]:
-    """The question's content terms, without question words, dates, numbers and known names."""
+    """The question's content terms, without question words, time and mode words
+    ("before", "still", "ago"), dates, numbers and known names."""
     named = {term for name in names for term in tokenize(name)}
     terms = dict.fromkeys(tokenize(query))
-    return [t for t in terms if t not in _QUESTION_WORDS and t not in _TIME_WORDS and t not in named and not t.isdigit()]
+    skip = _QUESTION_WORDS | _TIME_WORDS | _MODE_WORDS | named
+    return [t for t in terms if t not in skip and not t.isdigit()]
 
 
 def coverage(indexes: Sequence[BM25Index], terms: Sequence[str]) -> float:
