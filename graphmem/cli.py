@@ -20,6 +20,7 @@ not pay for the embedding model (torch) or the search stack.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -74,7 +75,8 @@ def missing_data_dir(data_dir: Path | None) -> Path | None:
 
 
 @contextmanager
-def opened(data_dir: Path | None, *, read: bool = False, user: str | None = None) -> Iterator["Memory"]:
+def opened(data_dir: Path | None, *, read: bool = False, user: str | None = None,
+           embedder: object = None) -> Iterator["Memory"]:
     """A Memory on `data_dir`; for a read, exit 1 instead of creating a missing dir
     (a bad `user` id is reported first: it is wrong whatever the dir holds)."""
     try:
@@ -86,7 +88,7 @@ def opened(data_dir: Path | None, *, read: bool = False, user: str | None = None
             fail(f"no graphmem data at {missing} (nothing was created; `graphmem ingest` makes it)", EXIT_NO_DATA)
         from graphmem.memory import Memory
 
-        with Memory(data_dir=data_dir) as mem:
+        with Memory(data_dir=data_dir, embedder=embedder) as mem:
             yield mem
     except GraphMemError as exc:
         fail(str(exc))
@@ -171,6 +173,17 @@ def history(
         _print_facts(mem.history(user, entity_or_fact).versions, as_json)
 
 
+def query_embedder():
+    """MiniLM in numpy for the one query a search embeds: the same vectors as
+    sentence-transformers (tests/test_embedder_numpy.py) without importing torch,
+    which is most of a cold search. One BLAS thread: a single short query gains
+    nothing from two and loses much when the cores are busy."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from graphmem.minilm_numpy import NumpyMiniLM
+
+    return NumpyMiniLM()
+
+
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="the question")],
@@ -182,7 +195,7 @@ def search(
 ) -> None:
     """A dated memory packet for QUERY, or an abstention. --json adds the prompt text as "prompt"."""
     anchor = time_option(now, "--now")
-    with opened(data_dir, read=True, user=user) as mem:
+    with opened(data_dir, read=True, user=user, embedder=query_embedder()) as mem:
         packet = mem.search(user, query, now=anchor, limit=limit)
         if as_json:
             typer.echo(json.dumps({**packet.model_dump(mode="json"), "prompt": packet.to_prompt()}, indent=2))
