@@ -19,7 +19,10 @@ PYTHON_BOOT ?= $(shell for p in python3.12 python3.13 python3 $(wildcard $(HOME)
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON_BOOT)" || { echo "graphmem needs Python >= 3.12; none found (set PYTHON_BOOT=...)" >&2; exit 1; }
 	@test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
-	$(PY) -m pip install --progress-bar off -e '.[$(EXTRAS)]'
+	@echo "Installing graphmem and its dependencies into $(VENV). The first build downloads"
+	@echo "about 3 GB (PyTorch with its CUDA libraries, the only torch on PyPI) and fills about"
+	@echo "6 GB; expect several minutes. Later builds reuse pip's cache."
+	$(PY) -m pip install -e '.[$(EXTRAS)]'
 	@touch $@
 
 venv: $(STAMP)
