@@ -94,6 +94,19 @@ def validate_plan(plan: list[PlannedWrite]) -> None:
             raise InvalidInput(f"{item.where}: {exc}; nothing was written") from exc
 
 
+def snapshot(mem) -> None:
+    """Fold the append-only log into a snapshot after a bulk write.
+
+    Every write is a Cypher query appended to the AOF, and the embedded server
+    replays them all when it next starts: on the 4,124-turn LoCoMo store, opening
+    took 7.4 s from the log and 3.7 s from the snapshot (bench/cli.py store,
+    loaded machine). Redis rewrites the log by itself only past 64 MB.
+    """
+    from graphmem.forget import compact
+
+    compact(mem.store, Path(mem.settings.data_dir).expanduser())
+
+
 def ingest_file(file: Path, user: str, open_memory: Callable[[], AbstractContextManager], *,
                 progress: bool) -> dict[str, Any]:
     """Validate the whole file, then write it; the summary lists the user ids written."""
@@ -107,4 +120,6 @@ def ingest_file(file: Path, user: str, open_memory: Callable[[], AbstractContext
             result = mem.write(item.user_id, **item.args)
             for key, value in result.model_dump(exclude={"errors", "episode_uuids"}).items():
                 totals[key] = totals.get(key, 0) + value
+        if mem.store.embedded:
+            snapshot(mem)
     return {"users": sorted({item.user_id for item in plan}), "sessions": len(plan), **totals}
