@@ -223,3 +223,24 @@ def test_turn_ids_without_a_session_id_are_short_and_stable(tmp_path, embedder):
         mem.write("u", [{"role": "user", "content": "I adopted a cat named Tom."}], "2024-07-10")
         report = mem.forget("u", {"text": "Tom"}, dry_run=True)
     assert report.turn_ids == ("2024-07-10T00:00Z#0",)
+
+
+def test_facts_and_search_leave_torch_and_the_rule_patterns_unimported(sample_store):
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from graphmem.cli import app\n"
+        "for argv in (['facts', '--user', 'cli', '--data-dir', sys.argv[1]],\n"
+        "             ['search', 'Where do I live?', '--user', 'cli', '--data-dir', sys.argv[1]]):\n"
+        "    try:\n"
+        "        app(argv)\n"
+        "    except SystemExit as exc:\n"
+        "        assert not exc.code, exc.code\n"
+        "print(sorted(m for m in ('torch', 'sentence_transformers', 'graphmem.ingest.rule_patterns') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, sample_store], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert "Beijing" in done.stdout and lines[-1] == "[]"
