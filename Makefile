@@ -19,7 +19,10 @@ PYTHON_BOOT ?= $(shell for p in python3.12 python3.13 python3 $(wildcard $(HOME)
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON_BOOT)" || { echo "graphmem needs Python >= 3.12; none found (set PYTHON_BOOT=...)" >&2; exit 1; }
 	@test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
-	$(PY) -m pip install --progress-bar off -e '.[$(EXTRAS)]'
+	@echo "Installing graphmem and its dependencies into $(VENV). The first build fills about"
+	@echo "6 GB (PyTorch with the CUDA libraries PyPI's torch brings) and takes minutes;"
+	@echo "later builds reuse pip's cache."
+	$(PY) -m pip install -e '.[$(EXTRAS)]'
 	@touch $@
 
 venv: $(STAMP)

@@ -1,31 +1,51 @@
 """`graphmem ...`: each command opens a Memory and calls the method of the same
-name; a GraphMemError becomes a one-line error and exit code 2.
+name; a GraphMemError becomes a one-line error.
 
     graphmem ingest --user U FILE      LoCoMo, LongMemEval or JSONL sessions
+    graphmem users [--json]
     graphmem facts --user U [--valid-at T] [--known-at K] [--subject S] [--json]
     graphmem history --user U ENTITY_OR_FACT [--json]
     graphmem search --user U "QUESTION" [--now T] [--limit N] [--json]
     graphmem forget --user U (--text T | --entity E | --fact ID | --session-id S |
-                    --between T0 T1 | --all --yes) [--dry-run] [--json]
+                    --between T0..T1 | --all) [--yes] [--dry-run] [--json]
     graphmem eval forget                 the forgetting set, offline
+
+Exit codes: 0 done; 1 a read (users, facts, history, search) found no data
+directory (nothing is created); 2 bad input, or a deletion that needs --yes.
+
+Imports are deferred into the commands: `--help`, `users` and `facts` must
+not pay for the embedding model (torch) or the search stack.
 """
 
 from __future__ import annotations
 
 import json
-import re
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
 import typer
-from tqdm import tqdm
 
+from graphmem.cli_ingest import INGEST_HELP, ingest_file
+from graphmem.cli_time import parse_between, parse_time
 from graphmem.errors import GraphMemError
-from graphmem.memory import Memory
+
+if TYPE_CHECKING:
+    from graphmem.memory import Memory
 
 app = typer.Typer(help="graphmem: temporal knowledge-graph memory for LLM agents.", no_args_is_help=True)
+
+EXIT_NO_DATA = 1
+EXIT_BAD_INPUT = 2
+TEXT_CONFIRM_TURNS = 5
+
+UserOpt = Annotated[str, typer.Option("--user", "-u", help="user id (graph name)")]
+DataDirOpt = Annotated[Optional[Path], typer.Option("--data-dir", help="default: $GRAPHMEM_DATA_DIR or ~/.graphmem")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of a table")]
+TIME_HELP = "ISO-8601 (2024-05-01, 2024-05-01T09:30), LongMemEval (2023/05/20 (Sat) 02:21) or LoCoMo (1:56 pm on 8 May, 2023)"
 
 
 def _mount_evals() -> None:
@@ -33,64 +53,88 @@ def _mount_evals() -> None:
 
     app.add_typer(eval_app, name="eval")
 
-UserOpt = Annotated[str, typer.Option("--user", "-u", help="user id (graph name)")]
-DataDirOpt = Annotated[Optional[Path], typer.Option("--data-dir", help="default: $GRAPHMEM_DATA_DIR or ~/.graphmem")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of a table")]
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=code)
+
+
+def missing_data_dir(data_dir: Path | None) -> Path | None:
+    """The embedded data dir a read would open, if it does not exist (else None).
+
+    A read must not create it: opening the embedded store would make the
+    directory and a server's files, turning a typo into an empty memory.
+    """
+    from graphmem.config import Settings
+
+    settings = Settings() if data_dir is None else Settings(data_dir=data_dir)
+    if settings.falkordb_url:
+        return None
+    path = Path(settings.data_dir).expanduser()
+    return None if path.is_dir() else path
 
 
 @contextmanager
-def opened(data_dir: Path | None) -> Iterator[Memory]:
+def opened(data_dir: Path | None, *, read: bool = False, user: str | None = None,
+           embedder: object = None) -> Iterator["Memory"]:
+    """A Memory on `data_dir`; for a read, exit 1 instead of creating a missing dir
+    (a bad `user` id is reported first: it is wrong whatever the dir holds)."""
     try:
-        with Memory(data_dir=data_dir) as mem:
+        if user is not None:
+            from graphmem.schema.models import check_user_id
+
+            check_user_id(user)
+        if read and (missing := missing_data_dir(data_dir)) is not None:
+            fail(f"no graphmem data at {missing} (nothing was created; `graphmem ingest` makes it)", EXIT_NO_DATA)
+        from graphmem.memory import Memory
+
+        with Memory(data_dir=data_dir, embedder=embedder) as mem:
             yield mem
     except GraphMemError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=2) from exc
+        fail(str(exc))
 
 
-def sub_user(user: str, part: str) -> str:
-    """One graph per conversation of a multi-conversation file: U_<conversation>."""
-    return f"{user}_{re.sub(r'[^A-Za-z0-9_-]', '_', part)}"[:128]
+def time_option(value: str | None, option: str) -> datetime | None:
+    try:
+        return None if value is None else parse_time(value, option)
+    except GraphMemError as exc:
+        fail(str(exc))
 
 
-def write_plan(user: str, file: Path) -> list[tuple[str, dict]]:
-    """(user id, write kwargs) for every session in the file, in order."""
-    from graphmem.ingest.loaders import Conversation, load_any
-
-    loaded = load_any(file)
-    plan: list[tuple[str, dict]] = []
-    for item in loaded:
-        if isinstance(item, Conversation):
-            target = sub_user(user, item.conversation_id) if len(loaded) > 1 else user
-            plan += [(target, session.write_args()) for session in item.sessions]
-        else:
-            plan.append((user, item.write_args()))
-    return plan
-
-
-@app.command()
+@app.command(help=INGEST_HELP)
 def ingest(
-    file: Annotated[Path, typer.Argument(help="a LoCoMo, LongMemEval or JSONL file")],
+    file: Annotated[Path, typer.Argument(help="a LoCoMo, LongMemEval or JSONL file (see below)")],
     user: UserOpt,
     data_dir: DataDirOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Write every session of FILE; a file with several conversations gets one user per conversation."""
-    with opened(data_dir) as mem:
-        plan = write_plan(user, file)
-        totals: dict[str, int] = {}
-        users = set()
-        for target, args in tqdm(plan, desc="sessions", unit="session", disable=as_json):
-            result = mem.write(target, **args)
-            users.add(target)
-            for key, value in result.model_dump(exclude={"errors", "episode_uuids"}).items():
-                totals[key] = totals.get(key, 0) + value
-        summary = {"users": sorted(users), "sessions": len(plan), **totals}
-        if as_json:
-            typer.echo(json.dumps(summary))
-        else:
-            typer.echo(f"{len(plan)} sessions into {len(users)} user(s): " + ", ".join(
-                f"{k}={v}" for k, v in totals.items() if v))
+    try:
+        summary = ingest_file(file, user, lambda: opened(data_dir), progress=not as_json)
+    except GraphMemError as exc:
+        fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    counts = ", ".join(f"{k}={v}" for k, v in summary.items() if k not in ("users", "sessions") and v)
+    typer.echo(f"{summary['sessions']} sessions into {len(summary['users'])} user(s): {counts}")
+    typer.echo("users: " + " ".join(summary["users"]))
+
+
+@app.command()
+def users(data_dir: DataDirOpt = None, as_json: JsonOpt = False) -> None:
+    """The user ids (graphs) in the data dir, one a line."""
+    with opened(data_dir, read=True) as mem:
+        found = mem.users()
+    typer.echo(json.dumps(found) if as_json else "\n".join(found))
+
+
+def when_text(value: datetime | None) -> str:
+    """A date, with the time of day when it is not midnight UTC ('...' when open)."""
+    if value is None:
+        return "..."
+    if (value.hour, value.minute, value.second, value.microsecond) == (0, 0, 0, 0):
+        return value.date().isoformat()
+    return value.strftime("%Y-%m-%d %H:%M")
 
 
 def _print_facts(facts, as_json: bool) -> None:
@@ -98,21 +142,23 @@ def _print_facts(facts, as_json: bool) -> None:
         typer.echo(json.dumps([f.model_dump(mode="json") for f in facts], indent=2))
         return
     for f in facts:
-        typer.echo(f"{f.status:10} {f.range_text():26} {f.subject} -{f.predicate}-> {f.object}   ({f.fact})")
+        span = f"{when_text(f.valid_at)} -> {when_text(f.invalid_at)}"
+        typer.echo(f"{f.status:10} {span:34} {f.subject} -{f.predicate}-> {f.object}   ({f.fact})")
 
 
 @app.command()
 def facts(
     user: UserOpt,
-    valid_at: Annotated[Optional[str], typer.Option(help="true at this time (ISO-8601); default now")] = None,
+    valid_at: Annotated[Optional[str], typer.Option(help=f"true at this time; default now. {TIME_HELP}")] = None,
     known_at: Annotated[Optional[str], typer.Option(help="as graphmem knew it then; default now")] = None,
     subject: Annotated[Optional[str], typer.Option(help="only facts about this entity")] = None,
     data_dir: DataDirOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Facts true at a time as known at a time."""
-    with opened(data_dir) as mem:
-        _print_facts(mem.facts(user, valid_at=valid_at, known_at=known_at, subject=subject), as_json)
+    valid, known = time_option(valid_at, "--valid-at"), time_option(known_at, "--known-at")
+    with opened(data_dir, read=True, user=user) as mem:
+        _print_facts(mem.facts(user, valid_at=valid, known_at=known, subject=subject), as_json)
 
 
 @app.command()
@@ -123,50 +169,84 @@ def history(
     as_json: JsonOpt = False,
 ) -> None:
     """Every version of an entity's facts, or of one fact's slot."""
-    with opened(data_dir) as mem:
+    with opened(data_dir, read=True, user=user) as mem:
         _print_facts(mem.history(user, entity_or_fact).versions, as_json)
+
+
+def query_embedder():
+    """MiniLM in numpy for the one query a search embeds: the same vectors as
+    sentence-transformers (tests/test_embedder_numpy.py) without importing torch,
+    which is most of a cold search. One BLAS thread: a single short query gains
+    nothing from two and loses much when the cores are busy."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from graphmem.minilm_numpy import NumpyMiniLM
+
+    return NumpyMiniLM()
 
 
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="the question")],
     user: UserOpt,
-    now: Annotated[Optional[str], typer.Option(help="anchor for relative times; default now")] = None,
+    now: Annotated[Optional[str], typer.Option(help=f"anchor for relative times; default now. {TIME_HELP}")] = None,
     limit: Annotated[int, typer.Option(help="facts and turns to return")] = 10,
     data_dir: DataDirOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """A dated memory packet for QUERY, or an abstention."""
-    with opened(data_dir) as mem:
-        packet = mem.search(user, query, now=now, limit=limit)
-        typer.echo(packet.model_dump_json(indent=2) if as_json else packet.to_prompt())
+    """A dated memory packet for QUERY, or an abstention. --json adds the prompt text as "prompt"."""
+    anchor = time_option(now, "--now")
+    with opened(data_dir, read=True, user=user, embedder=query_embedder()) as mem:
+        packet = mem.search(user, query, now=anchor, limit=limit)
+        if as_json:
+            typer.echo(json.dumps({**packet.model_dump(mode="json"), "prompt": packet.to_prompt()}, indent=2))
+        else:
+            typer.echo(packet.to_prompt())
+
+
+def _selector(text, entity, fact, session_id, between, all_) -> dict:
+    given = {"text": text, "entity": entity, "fact": fact, "session_id": session_id,
+             "between": [t.isoformat() for t in parse_between(between)] if between else None,
+             "all": True if all_ else None}
+    selector = {k: v for k, v in given.items() if v is not None}
+    if len(selector) != 1:
+        fail("give exactly one of --text, --entity, --fact, --session-id, --between, --all")
+    return selector
+
+
+def _check_confirmed(mem: "Memory", user: str, selector: dict, yes: bool) -> None:
+    """A text selector that would delete more than a handful of turns needs --yes."""
+    if yes or "text" not in selector:
+        return
+    preview = mem.forget(user, selector, dry_run=True)
+    if preview.episodes_deleted > TEXT_CONFIRM_TURNS:
+        fail(f"--text {selector['text']!r} would remove {preview.episodes_deleted} turns and "
+             f"{preview.facts_deleted} facts; check with --dry-run, then add --yes")
 
 
 @app.command()
 def forget(
     user: UserOpt,
-    text: Annotated[Optional[str], typer.Option(help="turns and facts containing this text")] = None,
+    text: Annotated[Optional[str], typer.Option(help="turns and facts containing this text as whole words")] = None,
     entity: Annotated[Optional[str], typer.Option(help="an entity name or uuid and everything about it")] = None,
     fact: Annotated[Optional[str], typer.Option(help="one fact uuid")] = None,
     session_id: Annotated[Optional[str], typer.Option(help="a whole session")] = None,
-    between: Annotated[Optional[tuple[str, str]], typer.Option(help="turns said in [T0, T1)")] = None,
+    between: Annotated[Optional[str], typer.Option(help="turns said in [T0, T1), written T0..T1")] = None,
     all_: Annotated[bool, typer.Option("--all", help="the user's whole memory (needs --yes)")] = False,
-    yes: Annotated[bool, typer.Option("--yes", help="confirm --all")] = False,
+    yes: Annotated[bool, typer.Option("--yes", help=f"confirm --all, or --text removing > {TEXT_CONFIRM_TURNS} turns")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="show what would go; change nothing")] = False,
     data_dir: DataDirOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Delete what the selector names and everything that rests on it; then compact."""
-    given = {"text": text, "entity": entity, "fact": fact, "session_id": session_id,
-             "between": list(between) if between else None, "all": True if all_ else None}
-    selector = {k: v for k, v in given.items() if v is not None}
+    try:
+        selector = _selector(text, entity, fact, session_id, between, all_)
+    except GraphMemError as exc:
+        fail(str(exc))
     if all_ and not yes:
-        typer.echo("error: --all deletes the user's whole memory; add --yes to confirm", err=True)
-        raise typer.Exit(code=2)
-    if len(selector) != 1:
-        typer.echo("error: give exactly one of --text, --entity, --fact, --session-id, --between, --all", err=True)
-        raise typer.Exit(code=2)
-    with opened(data_dir) as mem:
+        fail("--all deletes the user's whole memory; add --yes to confirm")
+    with opened(data_dir, read=True, user=user) as mem:
+        if not dry_run:
+            _check_confirmed(mem, user, selector, yes)
         report = mem.forget(user, selector, dry_run=dry_run, confirm=yes)
     if as_json:
         typer.echo(report.model_dump_json(indent=2))

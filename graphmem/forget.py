@@ -128,15 +128,22 @@ def seeds(store: Store, user_id: str, selector: Selector) -> tuple[set[str], set
         entities = {r["uuid"] for r in found}
     else:  # text
         needle = selector.value.casefold()
-        entities = {r["uuid"] for r in run(fq.entities_containing(needle))}
+        entities = {r["uuid"] for r in run(fq.entities_containing(needle)) if has_words(r["name"], needle)}
     facts = {r["uuid"] for r in run(fq.facts_touching(sorted(entities)))} if entities else set()
     episodes = {r["uuid"] for r in run(fq.episodes_mentioning_all(sorted(entities)))} if entities else set()
     if selector.kind == "text":
-        facts |= {r["uuid"] for r in run(fq.facts_containing(needle))}
-        episodes |= {r["uuid"] for r in run(fq.episodes_containing(needle))}
+        facts |= {r["uuid"] for r in run(fq.facts_containing(needle)) if has_words(r["fact"], needle)}
+        episodes |= {r["uuid"] for r in run(fq.episodes_containing(needle)) if has_words(r["content"], needle)}
     elif entities:
         episodes |= naming_episodes(store, user_id, entities)
     return facts, episodes, entities
+
+
+def has_words(text: str | None, needle: str) -> bool:
+    """`needle` (casefolded) occurs in `text` as whole words: "a" must not match
+    every turn with the letter a. Cypher's CONTAINS narrows; this decides."""
+    pattern = r"(?<!\w)" + re.escape(needle) + r"(?!\w)"
+    return bool(text) and re.search(pattern, text.casefold()) is not None
 
 
 def naming_episodes(store: Store, user_id: str, entities: set[str]) -> set[str]:

@@ -31,7 +31,7 @@ def entity_named(name_or_uuid: str, key: str) -> Query:
 
 
 def entities_containing(needle: str) -> Query:
-    return Query("MATCH (n:Entity) WHERE toLower(n.name) CONTAINS $t RETURN n.uuid AS uuid", {"t": needle})
+    return Query("MATCH (n:Entity) WHERE toLower(n.name) CONTAINS $t RETURN n.uuid AS uuid, n.name AS name", {"t": needle})
 
 
 def facts_touching(entity_uuids: Sequence[str]) -> Query:
@@ -50,7 +50,7 @@ def episodes_mentioning_all(entity_uuids: Sequence[str]) -> Query:
 
 def facts_containing(needle: str) -> Query:
     return Query(
-        "MATCH ()-[r:RELATES_TO]->() WHERE toLower(r.fact) CONTAINS $t RETURN r.uuid AS uuid", {"t": needle}
+        "MATCH ()-[r:RELATES_TO]->() WHERE toLower(r.fact) CONTAINS $t RETURN r.uuid AS uuid, r.fact AS fact", {"t": needle}
     )
 
 

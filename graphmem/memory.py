@@ -103,13 +103,21 @@ class Memory:
         self.store = Store.open(data_dir=self.settings.data_dir, falkordb_url=self.settings.falkordb_url)
         try:
             self._embedder = embedder
-            self.extractor = extractor or self._default_extractor()
+            self._extractor = extractor
             self._indexes = WarmIndexes()
             self._data_dir = Path(self.settings.data_dir).expanduser()
             self.recovered_forgets = tuple(i.id for i in forgetting.recover(self.store, self._data_dir))
         except BaseException:
             self.store.close()
             raise
+
+    @property
+    def extractor(self) -> Extractor:
+        """Built on first use: compiling the rule patterns takes seconds, and reads
+        (facts, history, search) never extract."""
+        if self._extractor is None:
+            self._extractor = self._default_extractor()
+        return self._extractor
 
     def _default_extractor(self) -> Extractor:
         """The LLM when one is configured, else the offline rules."""

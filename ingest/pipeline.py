@@ -23,7 +23,7 @@ from graphmem.errors import InvalidInput
 from graphmem.ingest.entities import resolve_entities
 from graphmem.ingest.extraction import Extraction, Extractor, TurnContext
 from graphmem.ingest.facts import PlannedFact, resolve_facts
-from graphmem.ingest.turns import SessionIn, episode_uuid
+from graphmem.ingest.turns import SessionIn, episode_uuid, turn_name
 from graphmem.schema import time as t
 from graphmem.schema.models import EpisodicNode, FactEdge, content_hash, normalize_name, normalize_predicate
 from graphmem.schema.records import WriteResult
@@ -49,7 +49,7 @@ def build_episodes(user_id: str, session: SessionIn, now: datetime) -> list[Epis
         EpisodicNode(
             uuid=episode_uuid(user_id, session, i, turn.content),
             group_id=user_id,
-            name=turn.turn_id or f"{session_key}#{i}",
+            name=turn_name(session, i),
             content=turn.content,
             source_description="conversation turn",
             valid_at=session.session_time,

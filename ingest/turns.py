@@ -97,3 +97,22 @@ def validate_session(
 def episode_uuid(user_id: str, session: SessionIn, index: int, text: str) -> str:
     """Deterministic: the same turn of the same session always gets the same uuid."""
     return str(uuid.uuid5(EPISODE_NAMESPACE, f"{user_id}\x1f{session.key()}\x1f{index}\x1f{content_hash(text)}"))
+
+
+def short_time(moment: datetime) -> str:
+    """A session time as a short, exact id part: `2024-07-10T00:00Z`, with
+    seconds (`...T00:00:30Z`) or microseconds only when the time has them."""
+    moment = t.to_utc(moment)
+    if moment.microsecond:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ" if moment.second else "%Y-%m-%dT%H:%MZ")
+
+
+def turn_name(session: SessionIn, index: int) -> str:
+    """The turn id a packet cites: the caller's own id, else `<session id>#<index>`,
+    or `<short session time>#<index>` (`2024-07-10T00:00Z#0`) when the session has
+    no id. Stable: the same turn of the same session always gets the same id."""
+    turn = session.turns[index]
+    if turn.turn_id is not None:
+        return turn.turn_id
+    return f"{session.session_id if session.session_id is not None else short_time(session.session_time)}#{index}"

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from graphmem import queries as q
-from graphmem.retrieval.bm25 import BM25Index
-from graphmem.store import Store
+
+if TYPE_CHECKING:  # bm25 imports scipy, which `graphmem facts` never needs
+    from graphmem.retrieval.bm25 import BM25Index
+    from graphmem.store import Store
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class WarmIndexes:
 
 
 def build(store: Store, user_id: str, version: int) -> UserIndexes:
+    from graphmem.retrieval.bm25 import BM25Index
+
     facts = store.run(user_id, q.fact_docs(), read_only=True)
     episodes = store.run(user_id, q.episode_docs(), read_only=True)
     entities: dict[str, str] = {}
