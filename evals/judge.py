@@ -122,6 +122,7 @@ class CalibrationItem(BaseModel):
     candidate: str
     label: bool
     kind: str
+    abstention: bool = False
 
 
 class CalibrationRates(BaseModel):
@@ -170,9 +171,12 @@ def calibration_rates(labels: Sequence[bool], verdicts: Sequence[bool | None]) -
     )
 
 
-def calibrate(judge: Callable[[str, str, str], bool | None], items: Sequence[CalibrationItem]) -> CalibrationRates:
-    """Run ``judge(question, gold, candidate)`` over the labelled set and score it."""
-    return calibration_rates([i.label for i in items], [judge(i.question, i.gold, i.candidate) for i in items])
+def calibrate(
+    judge: Callable[[str, str, str, bool], bool | None], items: Sequence[CalibrationItem]
+) -> CalibrationRates:
+    """Run ``judge(question, gold, candidate, abstention)`` over the labelled set and score it."""
+    verdicts = [judge(i.question, i.gold, i.candidate, i.abstention) for i in items]
+    return calibration_rates([i.label for i in items], verdicts)
 
 
 # --- the official LongMemEval script -------------------------------------------

@@ -334,7 +334,7 @@ def run_qa(config: QAConfig, factory: Factory | None = None) -> dict[str, Any]:
 def _calibrate(answerer: _Answerer) -> dict[str, Any]:
     """Our judge over the labelled set (cached like every call); its rates."""
     items = judge.load_calibration()
-    rates = judge.calibrate(lambda q, g, c: answerer.judge(q, g, c, False)[0], items)
+    rates = judge.calibrate(lambda q, g, c, abstention: answerer.judge(q, g, c, abstention)[0], items)
     return rates.model_dump() | {"judge_model": answerer.config.judge_model, "judge": judge.OUR_JUDGE}
 
 
