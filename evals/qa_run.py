@@ -245,11 +245,17 @@ def _ingest_ledger(out: Path, name: str, measured: dict[str, Any]) -> dict[str, 
     return {**measured, "replayed_from_cache": False}
 
 
-def _official(config: QAConfig, records: list[QARecord], conversations: Sequence[Conversation]) -> list[QARecord]:
-    """Write official hypothesis files; with the official script, its labels replace ours."""
+def _official(config: QAConfig, records: list[QARecord], conversations: Sequence[Conversation]
+              ) -> tuple[list[QARecord], dict[str, list[dict[str, Any]]]]:
+    """Write official hypothesis files; with the official script, its labels replace ours.
+
+    Returns the records and, per system, what the script reported per run
+    (accuracy and accuracy per question type).
+    """
     types = {q.question_id: str(q.category) for c in conversations for q in c.questions}
-    out, relabelled = [], []
-    for (system, run) in sorted({(r.system, r.run) for r in records}):
+    out: list[QARecord] = []
+    reported: dict[str, list[dict[str, Any]]] = {}
+    for system, run in sorted({(r.system, r.run) for r in records}):
         mine = [r for r in records if r.system == system and r.run == run]
         path = judge.write_hypotheses(config.out / "hypotheses" / f"{safe_name(system)}.run{run}.jsonl",
                                       {r.question_id: r.answer for r in mine})
@@ -258,11 +264,13 @@ def _official(config: QAConfig, records: list[QARecord], conversations: Sequence
             continue
         result = judge.run_official_script(config.official_script, config.judge_model, path, Path(config.data),
                                            base_url=config.base_url, api_key=config.api_key, question_types=types)
+        reported.setdefault(system, []).append({"run": run, "accuracy": result.accuracy, "by_type": result.by_type,
+                                                "result_file": result.result_file})
         for r in mine:
             label = result.labels.get(r.question_id)
             stage = (r.stage or "unknown") if label is False else None
-            relabelled.append(r.model_copy(update={"label": label, "judge_reply": "official script", "stage": stage}))
-    return out + relabelled
+            out.append(r.model_copy(update={"label": label, "judge_reply": "official script", "stage": stage}))
+    return out, reported
 
 
 def conditions(config: QAConfig, sha: str, conversations: Sequence[Conversation]) -> dict[str, Any]:
@@ -302,8 +310,9 @@ def run_qa(config: QAConfig, factory: Factory | None = None) -> dict[str, Any]:
             mine, ingest = run_system(name, conversations, config, answerer, factory or default_factory)
             records.extend(mine)
             systems[name] = {"ingest": _ingest_ledger(config.out, name, ingest)}
+        official: dict[str, list[dict[str, Any]]] = {}
         if config.dataset == "longmemeval":
-            records = _official(config, records, conversations)
+            records, official = _official(config, records, conversations)
         calibration = _calibrate(answerer) if config.calibrate else None
         requests = llm.snapshot().total.calls
     for name, entry in systems.items():
@@ -317,6 +326,8 @@ def run_qa(config: QAConfig, factory: Factory | None = None) -> dict[str, Any]:
                           "ingest_prompt_tokens_per_episode":
                               ing["prompt_tokens"] / ing["episodes"] if ing["episodes"] else 0.0}
         entry["judge_calibration"] = calibration
+        if name in official:
+            entry["official_script"] = official[name]
     results = {
         "conditions": conditions(config, sha, conversations) | {"metric": metric, "llm_requests_this_run": requests},
         "systems": systems,

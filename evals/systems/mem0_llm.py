@@ -86,10 +86,9 @@ class Mem0LLMSystem:
     def __init__(self, name: str, config: SystemConfig) -> None:
         if config.llm is None:
             raise ConfigError("Mem0's LLM ingestion needs an endpoint (SystemConfig.llm)")
-        os.environ["MEM0_TELEMETRY"] = "False"
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import openai
-        from mem0 import Memory as Mem0Memory
+
+        Mem0Memory = _import_mem0()
 
         self.name = name
         self.config = config
@@ -145,6 +144,20 @@ class Mem0LLMSystem:
         client = getattr(getattr(self.mem0, "vector_store", None), "client", None)
         if client is not None:
             client.close()
+
+
+def _import_mem0() -> Any:
+    """Mem0's ``Memory`` with its telemetry off even if mem0 was imported before the
+    environment said so (it reads ``MEM0_TELEMETRY`` once, at import): nothing may
+    leave the machine."""
+    os.environ["MEM0_TELEMETRY"] = "False"
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import mem0.memory.main as mem0_main
+    import mem0.memory.telemetry as mem0_telemetry
+
+    mem0_telemetry.MEM0_TELEMETRY = False
+    mem0_main.MEM0_TELEMETRY = False
+    return mem0_main.Memory
 
 
 def _turn_ids(metadata: dict[str, Any]) -> list[str]:
