@@ -154,6 +154,7 @@ class GraphitiLLMSystem:
         graphiti = Graphiti(graph_driver=driver, llm_client=self._llm_client(llm, AsyncOpenAI),
                             embedder=embedder_class(self._embedder), cross_encoder=no_cross_encoder())
         await graphiti.build_indices_and_constraints()
+        await _drop_crashing_indexes(driver)
         self._graphiti[group] = graphiti
         return graphiti
 
@@ -181,6 +182,33 @@ class GraphitiLLMSystem:
     async def _search(self, group: str, text: str) -> Any:
         graphiti = await self._open(group)
         return await graphiti.search_(text, config=self._search_config, group_ids=[group])
+
+
+# Range-indexed properties that Graphiti also full-text indexes (see _drop_crashing_indexes).
+DOUBLE_INDEXED = (
+    "DROP INDEX FOR (n:Entity) ON (n.name)",
+    "DROP INDEX FOR (n:Entity) ON (n.group_id)",
+    "DROP INDEX FOR (n:Episodic) ON (n.group_id)",
+    "DROP INDEX FOR ()-[e:RELATES_TO]-() ON (e.name)",
+    "DROP INDEX FOR ()-[e:RELATES_TO]-() ON (e.group_id)",
+)
+
+
+async def _drop_crashing_indexes(driver: Any) -> None:
+    """Drop the range indexes on properties Graphiti also full-text indexes.
+
+    On falkordblite 0.11, ``WHERE n.name IN $list`` (Graphiti's exact-name node
+    lookup, and any ``group_id IN``) kills the redis-server when the property
+    has both a range and a full-text index and the list holds certain absent
+    values (``["That"]`` after a node "Caroline" exists). Without the range
+    index the same queries answer correctly; each graph holds one group, so
+    the scan is small.
+    """
+    for statement in DOUBLE_INDEXED:
+        try:
+            await driver.execute_query(statement)
+        except Exception:  # noqa: BLE001 - an index already gone is fine
+            pass
 
 
 __all__ = ["STAGE", "GraphitiLLMSystem", "group_id", "render_results"]

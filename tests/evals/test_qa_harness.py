@@ -579,3 +579,50 @@ def test_cli_qa_reports_a_bad_dataset_as_a_clean_error(tmp_path):
                                       "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "unknown dataset" in result.output
     assert sys.modules.get("graphmem.evals.qa_run") is not None
+
+
+# --- measured: LLM calls and prompt tokens per ingested episode ----------------------
+
+
+def _sample(dataset: str):
+    """Real text: LoCoMo conv-26's first two sessions; LongMemEval's first two oracle questions."""
+    from graphmem.ingest.loaders import load_longmemeval
+
+    if dataset == "locomo":
+        conv = load_locomo(Path(__file__).parent.parent / "data" / "locomo_dev7.json")[0]
+        return [conv.model_copy(update={"sessions": conv.sessions[:2], "questions": ()})]
+    convs = load_longmemeval(Path(__file__).parent.parent / "data" / "longmemeval_oracle_sample99.json")[:2]
+    return [c.model_copy(update={"questions": ()}) for c in convs]
+
+
+@pytest.mark.skipif(not os.environ.get("GRAPHMEM_MEASURE_INGEST"), reason="a measurement (~10 min on 2 busy cores): "
+                    "GRAPHMEM_MEASURE_INGEST=1 pytest -k per_episode -s")
+@pytest.mark.parametrize("dataset", ["locomo", "longmemeval"])
+def test_per_episode_ingestion_cost_of_the_llm_systems(dataset, tmp_path, embedder):
+    """Prints the figures the README's cost estimate uses; they equal what the server saw.
+
+    The LoCoMo run above checks the same equality on every run; this one is the
+    measurement on real text (the replies are still scripted).
+    """
+    from graphmem.evals.systems.base import LLMEndpoint, SystemConfig
+
+    convs, script = _sample(dataset), Script()
+    for conv in convs:
+        script.turns += [f"{t.speaker}: {t.content}" for s in conv.sessions for t in s.turns]
+    lines = []
+    with ScriptedLLM(script) as server:
+        for name in ("graphmem", "graphiti", "mem0"):
+            config = SystemConfig(work_dir=tmp_path / name, llm=LLMEndpoint(base_url=server.url, model="m"),
+                                  options={"llm_cache_dir": str(tmp_path / "cache")})
+            system = make_factory(embedder)(name, config)
+            try:
+                stats = [system.ingest(conv) for conv in convs]
+            finally:
+                system.close()
+            episodes, calls = sum(s.episodes for s in stats), sum(s.llm_calls for s in stats)
+            prompt = sum(s.prompt_tokens for s in stats)
+            assert calls == script.kinds[name] > 0 and prompt == script.prompt_tokens[name]
+            assert not any(s.errors for s in stats)
+            lines.append(f"{dataset} {name}: {episodes} episodes, {calls / episodes:.2f} calls and "
+                         f"{prompt / episodes:.0f} prompt tokens per episode")
+    print("\n" + "\n".join(lines))
