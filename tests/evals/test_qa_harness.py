@@ -626,3 +626,27 @@ def test_per_episode_ingestion_cost_of_the_llm_systems(dataset, tmp_path, embedd
             lines.append(f"{dataset} {name}: {episodes} episodes, {calls / episodes:.2f} calls and "
                          f"{prompt / episodes:.0f} prompt tokens per episode")
     print("\n" + "\n".join(lines))
+
+
+def test_cli_qa_runs_graphitis_own_ingestion_end_to_end(tmp_path):
+    """The command itself: default factory -> Graphiti proper's LLM route; results and report written."""
+    from typer.testing import CliRunner
+
+    from graphmem.cli import app
+
+    data = tmp_path / "locomo_tiny.json"
+    data.write_text(json.dumps(LOCOMO))
+    script = Script()
+    for conv in load_locomo(data):
+        script.turns += [f"{t.speaker}: {t.content}" for s in conv.sessions for t in s.turns]
+        script.gold.update({q.question: q.answer or "" for q in conv.questions})
+    with ScriptedLLM(script) as server:
+        result = CliRunner().invoke(app, [
+            "eval", "qa", "--dataset", "locomo", "--data", str(data), "--systems", "graphiti", "--base-url", server.url,
+            "--reader-model", "r", "--judge-model", "j", "--runs", "1", "--limit", "2", "--no-calibrate",
+            "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "graphmem judge (not the official script)" in result.output
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["systems"]["graphiti"]["ingest"]["calls"] == script.kinds["graphiti"] > 0
+    assert results["conditions"]["questions"] == 2 and (tmp_path / "out" / "report.md").is_file()
