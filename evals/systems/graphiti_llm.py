@@ -40,6 +40,7 @@ from graphmem.ingest.metering import Meter
 from graphmem.retrieval.packet import estimate_tokens
 
 STAGE = "graphiti_ingest"
+OPEN_GRAPHS = 4
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
 
@@ -139,6 +140,8 @@ class GraphitiLLMSystem:
     async def _open(self, group: str) -> Any:
         if group in self._graphiti:
             return self._graphiti[group]
+        while len(self._graphiti) >= OPEN_GRAPHS:  # LongMemEval: 500 memories, one at a time
+            await self._graphiti.pop(next(iter(self._graphiti))).close()
         from falkordb.asyncio import FalkorDB as AsyncFalkorDB
         from graphiti_core import Graphiti
         from graphiti_core.driver.falkordb_driver import FalkorDriver

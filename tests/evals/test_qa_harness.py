@@ -14,7 +14,6 @@ import json
 import os
 import re
 import shutil
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -470,13 +469,11 @@ def test_the_judge_is_calibrated_on_the_labelled_set(locomo_run):
     assert (locomo_run["out"] / "accuracy_by_category.png").stat().st_size > 0
 
 
-def test_prices_give_dollars(locomo_run, tmp_path):
-    from graphmem.evals.cost import load_prices_text, system_cost
+def test_prices_give_dollars(locomo_run):
+    from graphmem.evals.cost import Usage, load_prices_text, system_cost
 
     prices = load_prices_text('{"reader-m": {"prompt": 1.0, "completion": 2.0}}')
     cost = locomo_run["first"]["systems"]["rag"]["cost"]
-    from graphmem.evals.cost import Usage
-
     priced = system_cost(Usage(), {"reader-m": Usage(**cost["answer"])}, None, 0.0, 5, prices)
     assert priced.dollars == pytest.approx((cost["answer"]["prompt_tokens"] + 2 * cost["answer"]["completion_tokens"]) / 1e6)
     assert cost["dollars"] is None  # no --prices: no dollars
@@ -578,7 +575,6 @@ def test_cli_qa_reports_a_bad_dataset_as_a_clean_error(tmp_path):
                                       "http://127.0.0.1:9/v1", "--reader-model", "m", "--judge-model", "j",
                                       "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "unknown dataset" in result.output
-    assert sys.modules.get("graphmem.evals.qa_run") is not None
 
 
 # --- measured: LLM calls and prompt tokens per ingested episode ----------------------
@@ -650,3 +646,17 @@ def test_cli_qa_runs_graphitis_own_ingestion_end_to_end(tmp_path):
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["systems"]["graphiti"]["ingest"]["calls"] == script.kinds["graphiti"] > 0
     assert results["conditions"]["questions"] == 2 and (tmp_path / "out" / "report.md").is_file()
+
+
+def test_bad_prices_and_a_missing_official_script_are_typed_errors(tmp_path):
+    from graphmem.errors import InvalidInput
+    from graphmem.evals.cost import dollars, load_prices_text
+
+    for text in ("[1, 2]", '{"m": {"prompt": "cheap"}}', "not json"):
+        with pytest.raises(InvalidInput):
+            load_prices_text(text)
+    with pytest.raises(InvalidInput, match="no entry for model 'other'"):
+        dollars(load_prices_text('{"m": {"prompt": 1, "completion": 1}}'), "other", 1, 1)
+    with pytest.raises(InvalidInput, match="no such file"):
+        judge.run_official_script(tmp_path / "nope.py", "gpt-4o", tmp_path / "h.jsonl", tmp_path / "r.json",
+                                  base_url="http://127.0.0.1:9/v1", api_key="", question_types={})
