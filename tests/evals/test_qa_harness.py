@@ -660,3 +660,29 @@ def test_bad_prices_and_a_missing_official_script_are_typed_errors(tmp_path):
     with pytest.raises(InvalidInput, match="no such file"):
         judge.run_official_script(tmp_path / "nope.py", "gpt-4o", tmp_path / "h.jsonl", tmp_path / "r.json",
                                   base_url="http://127.0.0.1:9/v1", api_key="", question_types={})
+
+
+def test_graphiti_ingestion_survives_the_falkordb_in_list_crash(tmp_path, embedder):
+    """falkordblite 0.11 killed its server on Graphiti's `n.name IN $names` lookup for an
+    absent name like "That" once "Caroline" existed; the LLM route drops the offending indexes."""
+    from datetime import UTC, datetime
+
+    from graphmem.evals.systems.base import LLMEndpoint, SystemConfig
+    from graphmem.evals.systems.graphiti_llm import GraphitiLLMSystem
+    from graphmem.ingest.loaders import Conversation, Session, Turn
+
+    turns = (Turn(speaker="Caroline", content="Hi there, lovely morning.", id="D1:1"),
+             Turn(speaker="Melanie", content="That walk by the river was fun.", id="D1:2"))
+    conv = Conversation(conversation_id="c1", speakers=("Caroline", "Melanie"), questions=(),
+                        sessions=(Session(session_id="s1", session_time=datetime(2023, 5, 8, tzinfo=UTC), turns=turns),))
+    script = Script()
+    script.turns = [f"{t.speaker}: {t.content}" for t in turns]
+    with ScriptedLLM(script) as server:
+        system = GraphitiLLMSystem("graphiti", SystemConfig(work_dir=tmp_path, llm=LLMEndpoint(base_url=server.url,
+                                                                                               model="m")), embedder)
+        try:
+            stats = system.ingest(conv)
+            assert stats.errors == ()
+            assert system.stored_turn_ids("c1") == {"D1:1", "D1:2"}
+        finally:
+            system.close()
