@@ -55,8 +55,9 @@ class QARecord(BaseModel):
     completion_tokens: int = 0
 
 
-def ci_dict(ci: CI) -> dict[str, float | int]:
-    return {"mean": ci.mean, "low": ci.low, "high": ci.high, "n": ci.n}
+def ci_dict(ci: CI) -> dict[str, object]:
+    """A score as results.json holds it: mean, its 95% CI (also as ``ci95``), question count."""
+    return {"mean": ci.mean, "ci95": [ci.low, ci.high], "low": ci.low, "high": ci.high, "n": ci.n}
 
 
 def label_scores(records: Iterable[QARecord]) -> dict[str, float]:
@@ -113,7 +114,7 @@ def summarize(records: Sequence[QARecord], *, metric: str = "J", with_f1: bool, 
     return out
 
 
-def differences(records: Sequence[QARecord], *, seed: int = 0) -> dict[str, dict[str, float | int]]:
+def differences(records: Sequence[QARecord], *, seed: int = 0) -> dict[str, dict[str, object]]:
     """Each system's paired bootstrap difference in J from graphmem."""
     systems = sorted({r.system for r in records})
     scores = {name: label_scores(r for r in records if r.system == name) for name in systems}
