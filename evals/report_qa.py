@@ -78,6 +78,21 @@ def _cost(results: dict[str, Any]) -> list[str]:
     return lines + [""]
 
 
+def _official(results: dict[str, Any]) -> list[str]:
+    """LongMemEval's own script's accuracy per question type (mean over runs), when it judged."""
+    reported = {n: s["official_script"] for n, s in results["systems"].items() if s.get("official_script")}
+    if not reported:
+        return []
+    types = sorted({t for runs in reported.values() for r in runs for t in r["by_type"]})
+    lines = ["## LongMemEval official script, accuracy per question type (%, mean over runs)", "",
+             "| system | overall | " + " | ".join(types) + " |", "|---|---|" + "---|" * len(types)]
+    for name, runs in reported.items():
+        overall = sum(r["accuracy"] for r in runs) / len(runs)
+        cells = [sum(r["by_type"].get(t, 0.0) for r in runs) / len(runs) for t in types]
+        lines.append(f"| {name} | {100 * overall:.1f} | " + " | ".join(f"{100 * c:.1f}" for c in cells) + " |")
+    return lines + [""]
+
+
 def _calibration(results: dict[str, Any]) -> list[str]:
     cal = results.get("judge_calibration")
     if not cal:
@@ -92,7 +107,7 @@ def _calibration(results: dict[str, Any]) -> list[str]:
 def render(results: dict[str, Any], plots: list[str] = ()) -> str:
     """The report's markdown (pure)."""
     lines = ["# graphmem evaluation — answer stage", ""]
-    lines += _conditions(results["conditions"]) + _scores(results) + _calibration(results)
+    lines += _conditions(results["conditions"]) + _scores(results) + _official(results) + _calibration(results)
     lines += _stages(results) + _cost(results)
     lines += [f"![{p}]({p})" for p in plots]
     return "\n".join(lines) + "\n"

@@ -493,6 +493,9 @@ def test_longmemeval_hypotheses_are_official_jsonl_and_the_official_script_judge
     assert full["accuracy"]["mean"] == pytest.approx(1 / 3)
     assert lme_run["kinds"]["official"] == len(SYSTEMS) * 2 * 3  # the script asked the judge endpoint itself
     assert lme_run["kinds"]["judge"] > 0  # our judge still ran; its labels were replaced
+    report = (out / "report.md").read_text()
+    assert "LongMemEval official script, accuracy per question type" in report
+    assert "| full_context | 33.3 | 50.0 | 0.0 |" in report
 
 
 def test_abstention_questions_use_the_abstention_prompt():
