@@ -1,6 +1,7 @@
 """`graphmem eval ...`: evaluations of graphmem itself, offline (mounted by graphmem.cli).
 
     graphmem eval forget [--set PATH] [--data-dir DIR] [--baseline] [--json]
+    graphmem eval qa --dataset D --data PATH --systems LIST --base-url URL --reader-model M --judge-model J --out DIR
 
 Exit codes: 0 all passed, 1 something failed, 2 the eval could not run.
 """
@@ -49,3 +50,55 @@ def forget(
     else:
         print_results(results)
     raise typer.Exit(code=0 if results.ok else 1)
+
+
+@eval_app.command("qa")
+def qa(
+    dataset: Annotated[str, typer.Option("--dataset", help="locomo | longmemeval | nested_kv")],
+    systems: Annotated[str, typer.Option("--systems", help="comma-separated: graphmem,graphiti,mem0,full_context,rag,filesystem")],
+    base_url: Annotated[str, typer.Option("--base-url", help="the OpenAI-compatible endpoint (reader, judge, ingestion)")],
+    reader_model: Annotated[str, typer.Option("--reader-model", help="model that answers (and ingests, for LLM systems)")],
+    judge_model: Annotated[str, typer.Option("--judge-model", help="model that judges (or the official script's model name)")],
+    out: Annotated[Path, typer.Option("--out", help="where results.json, report.md and the LLM cache go")],
+    data: Annotated[Optional[Path], typer.Option("--data", help="the dataset file (not needed for nested_kv)")] = None,
+    runs: Annotated[int, typer.Option("--runs", min=1, help="answer-stage repeats with seeds seed..seed+runs-1")] = 3,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    temperature: Annotated[float, typer.Option("--temperature")] = 0.0,
+    k: Annotated[int, typer.Option("--k", min=1, help="items a retriever returns")] = 10,
+    context_tokens: Annotated[int, typer.Option("--context-tokens", help="the reader's context budget")] = 8000,
+    categories: Annotated[
+        Optional[str], typer.Option("--categories", help="comma-separated categories; LoCoMo default 1,2,3,4")
+    ] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="the first N questions in file order")] = None,
+    max_tool_calls: Annotated[int, typer.Option("--max-tool-calls", min=0, help="filesystem agent's bound")] = 8,
+    official_script: Annotated[
+        Optional[Path], typer.Option("--official-script", help="LongMemEval's src/evaluation/evaluate_qa.py")
+    ] = None,
+    prices: Annotated[Optional[Path], typer.Option("--prices", help='JSON {model: {"prompt": $/1M, "completion": $/1M}}')] = None,
+    api_key_env: Annotated[str, typer.Option("--api-key-env", help="environment variable holding the API key")] = "OPENAI_API_KEY",
+    calibrate: Annotated[bool, typer.Option("--calibrate/--no-calibrate", help="run the judge on the labelled set")] = True,
+) -> None:
+    """Answer stage: every system's context through one reader and one judge; writes results.json and report.md."""
+    import os
+
+    from graphmem.evals.qa_run import QAConfig, run_qa
+
+    try:
+        config = QAConfig(
+            dataset=dataset, data=data, systems=tuple(s.strip() for s in systems.split(",") if s.strip()),
+            base_url=base_url, reader_model=reader_model, judge_model=judge_model,
+            api_key=os.environ.get(api_key_env) or "not-needed", runs=runs, seed=seed, temperature=temperature, k=k,
+            context_tokens=context_tokens, limit=limit, agent_max_calls=max_tool_calls,
+            categories=tuple(c.strip() for c in categories.split(",")) if categories else None,
+            official_script=official_script, prices=prices, calibrate=calibrate, out=out,
+        )
+        results = run_qa(config)
+    except (GraphMemError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc
+    metric = results["conditions"]["metric"]
+    for name, entry in results["systems"].items():
+        ci = entry[metric]
+        typer.echo(f"{name:24s} {metric} {100 * ci['mean']:5.1f} [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}]"
+                   f"  ({results['conditions']['judge']['name']})")
+    typer.echo(f"wrote {out / 'results.json'} and {out / 'report.md'}")

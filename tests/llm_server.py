@@ -58,7 +58,14 @@ class ScriptedRaw:
     status: int = 200
 
 
-Reply = str | dict[str, Any] | ScriptedError | ScriptedRaw
+@dataclass(frozen=True)
+class ScriptedToolCalls:
+    """Reply with an assistant message that calls tools: ``calls`` = ((name, arguments), ...)."""
+
+    calls: tuple[tuple[str, dict[str, Any]], ...]
+
+
+Reply = str | dict[str, Any] | ScriptedError | ScriptedRaw | ScriptedToolCalls
 Handler = Callable[[dict[str, Any]], Reply]
 
 
@@ -157,15 +164,28 @@ class ScriptedLLM:
             return reply.status, _error_body(reply)
         if isinstance(reply, ScriptedRaw):
             return reply.status, reply.body
-        content = reply if isinstance(reply, str) else json.dumps(reply)
-        body = self._completion(request, content)
+        if isinstance(reply, ScriptedToolCalls):
+            body = self._completion(request, "", tool_calls=reply.calls)
+        else:
+            body = self._completion(request, reply if isinstance(reply, str) else json.dumps(reply))
         with self._lock:
             self.responses.append(body)
         return 200, body
 
-    def _completion(self, request: dict[str, Any], content: str) -> dict[str, Any]:
-        prompt = "".join(str(m.get("content", "")) for m in request.get("messages", []))
-        prompt_tokens, completion_tokens = count_tokens(prompt), count_tokens(content)
+    def _completion(
+        self, request: dict[str, Any], content: str, tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    ) -> dict[str, Any]:
+        prompt = "".join(str(m.get("content") or "") for m in request.get("messages", []))
+        calls = [
+            {"id": f"call_{len(self.requests)}_{i}", "type": "function",
+             "function": {"name": name, "arguments": json.dumps(arguments)}}
+            for i, (name, arguments) in enumerate(tool_calls)
+        ]
+        prompt_tokens = count_tokens(prompt)
+        completion_tokens = count_tokens(content + "".join(c["function"]["arguments"] for c in calls))
+        message: dict[str, Any] = {"role": "assistant", "content": (content or None) if calls else content}
+        if calls:
+            message["tool_calls"] = calls
         return {
             "id": f"chatcmpl-{len(self.requests)}",
             "object": "chat.completion",
@@ -174,8 +194,8 @@ class ScriptedLLM:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "finish_reason": "stop",
+                    "message": message,
+                    "finish_reason": "tool_calls" if calls else "stop",
                 }
             ],
             "usage": {
@@ -241,4 +261,44 @@ def _make_request_handler(llm: ScriptedLLM) -> type[BaseHTTPRequestHandler]:
     return _RequestHandler
 
 
-__all__ = ["ScriptedError", "ScriptedLLM", "ScriptedRaw", "count_tokens", "unused_port", "user_text"]
+def schema_name(request: dict[str, Any]) -> str | None:
+    """The ``json_schema`` name of a request's ``response_format`` (Graphiti names it after its model)."""
+    fmt = request.get("response_format") or {}
+    return (fmt.get("json_schema") or {}).get("name") if fmt.get("type") == "json_schema" else None
+
+
+def fill_schema(schema: dict[str, Any], text: str = "scripted", root: dict[str, Any] | None = None) -> Any:
+    """A minimal value valid under a pydantic JSON schema: required fields only,
+    empty lists, ``text`` for strings, 0 for numbers, the first enum member.
+
+    Example:
+        >>> fill_schema({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]})
+        {'a': 'scripted'}
+    """
+    root = root if root is not None else schema
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return fill_schema(root.get("$defs", {})[name], text, root)
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "anyOf" in schema:
+        options = [o for o in schema["anyOf"] if o.get("type") != "null"]
+        return fill_schema(options[0], text, root) if options else None
+    kind = schema.get("type")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: fill_schema(props[k], text, root) for k in schema.get("required", []) if k in props}
+    return {"array": [], "string": text, "integer": 0, "number": 0.0, "boolean": False}.get(kind)
+
+
+__all__ = [
+    "ScriptedError",
+    "ScriptedLLM",
+    "ScriptedRaw",
+    "ScriptedToolCalls",
+    "count_tokens",
+    "fill_schema",
+    "schema_name",
+    "unused_port",
+    "user_text",
+]
