@@ -1,0 +1,48 @@
+"""Small pieces every adapter shares: safe memory ids, dated turn lines, timing."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+
+from graphmem.ingest.loaders import Conversation, Session, Turn
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+
+
+def memory_id(conversation_id: str) -> str:
+    """A user / group id of letters, digits and '_' only: Graphiti's FalkorDB
+    full-text search finds nothing for group ids with '-' (README, known issues)."""
+    return _UNSAFE.sub("_", conversation_id)[:128] or "_"
+
+
+def day(moment: datetime | None) -> str:
+    return moment.date().isoformat() if moment else "undated"
+
+
+def turn_line(turn: Turn, session_time: datetime | None) -> str:
+    """One dated turn as a context line: ``[2023-05-08] Caroline: ...``."""
+    return f"[{day(session_time)}] {turn.speaker}: {turn.content}"
+
+
+def sessions_in_time_order(conversation: Conversation) -> list[Session]:
+    return sorted(conversation.sessions, key=lambda s: s.session_time)
+
+
+def turn_index(conversation: Conversation) -> dict[str, tuple[Turn, Session]]:
+    """Every turn id -> (turn, its session)."""
+    return {t.id: (t, s) for s in conversation.sessions for t in s.turns}
+
+
+@contextmanager
+def stopwatch() -> Iterator[Callable[[], float]]:
+    """``with stopwatch() as ms: ...; ms()`` -> elapsed milliseconds."""
+    start = time.perf_counter()
+    yield lambda: (time.perf_counter() - start) * 1000
+
+
+def error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:500]
