@@ -105,7 +105,17 @@ def pool(conversations: Sequence[Conversation], conversation_id: str) -> Convers
 
 def load_dataset(name: str, data: Path | None, *, split: str | None = None, pooled: bool = False,
                  limit: int | None = None, seed: int = 0) -> Dataset:
-    """Read (or generate) a dataset and choose its questions; see the module docstring."""
+    """Read (or generate) a dataset and choose its questions; see the module docstring.
+
+    Raises InvalidInput for an unknown dataset or split, a missing file, or no question left.
+    """
+    dataset = _load(name, data, split=split, pooled=pooled, limit=limit, seed=seed)
+    if not dataset.questions:
+        raise InvalidInput(f"no questions left in {dataset.source} (split {dataset.split}, limit {limit})")
+    return dataset
+
+
+def _load(name: str, data: Path | None, *, split: str | None, pooled: bool, limit: int | None, seed: int) -> Dataset:
     if name not in DATASETS:
         raise InvalidInput(f"unknown dataset {name!r}; choose one of {', '.join(DATASETS)}")
     if name == "nested_kv":

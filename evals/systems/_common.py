@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+
+import numpy as np
 
 from graphmem.ingest.loaders import Conversation, Session, Turn
 
@@ -46,3 +48,19 @@ def stopwatch() -> Iterator[Callable[[], float]]:
 
 def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:500]
+
+
+_VECTORS: dict[str, np.ndarray] = {}
+
+
+def embed_cached(texts: Sequence[str]) -> np.ndarray:
+    """graphmem's MiniLM, remembering every text it embedded in this process: naive RAG
+    and Mem0 embed the same "speaker: text" strings, and a run embeds them once."""
+    from graphmem.embedder import default_embedder
+
+    todo = list(dict.fromkeys(t for t in texts if t not in _VECTORS))
+    if todo:
+        _VECTORS.update(zip(todo, default_embedder().embed(todo), strict=True))
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    return np.stack([_VECTORS[t] for t in texts])

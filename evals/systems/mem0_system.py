@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from graphmem.evals.metrics import count_tokens
-from graphmem.evals.systems._common import error_text, memory_id, sessions_in_time_order, stopwatch
+from graphmem.evals.systems._common import embed_cached, error_text, memory_id, sessions_in_time_order, stopwatch
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
 from graphmem.ingest.loaders import Conversation, Question
 
@@ -34,21 +34,16 @@ class SharedMiniLM:
     ``prime(texts)`` embeds a session at once so Mem0's per-turn calls hit a cache."""
 
     def __init__(self, config) -> None:
-        from graphmem.embedder import default_embedder
-
         self.config = config
-        self._embedder = default_embedder()
-        self._cache: dict[str, list[float]] = {}
 
     def prime(self, texts: list[str]) -> None:
-        self._cache = dict(zip(texts, (v.tolist() for v in self._embedder.embed(texts)), strict=True))
+        embed_cached(texts)
 
     def embed(self, text, memory_action=None) -> list[float]:
-        cached = self._cache.get(text)
-        return cached if cached is not None else self._embedder.embed([text])[0].tolist()
+        return embed_cached([text])[0].tolist()
 
     def embed_batch(self, texts, memory_action="add") -> list[list[float]]:
-        return [v.tolist() for v in self._embedder.embed(list(texts))]
+        return [v.tolist() for v in embed_cached(list(texts))]
 
 
 def mem0_config(folder: Path) -> dict:

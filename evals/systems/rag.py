@@ -13,7 +13,7 @@ import time
 from graphmem.embedder import default_embedder
 from graphmem.evals.baselines import TurnCorpus, build_corpus, rank_rrf
 from graphmem.evals.metrics import count_tokens
-from graphmem.evals.systems._common import error_text, stopwatch, turn_index, turn_line
+from graphmem.evals.systems._common import embed_cached, error_text, stopwatch, turn_index, turn_line
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
 from graphmem.ingest.loaders import Conversation, Question, Session, Turn
 
@@ -40,7 +40,7 @@ class RagSystem:
         start = time.perf_counter()
         turns = turn_index(conversation)
         self._turns[conversation.conversation_id] = turns
-        self._corpora[conversation.conversation_id] = build_corpus([t for t, _ in turns.values()], self._embedder.embed)
+        self._corpora[conversation.conversation_id] = build_corpus([t for t, _ in turns.values()], embed_cached)
         return IngestStats(episodes=len(turns), seconds=time.perf_counter() - start)
 
     def context(self, conversation_id: str, question: Question) -> Context:
