@@ -15,10 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from graphmem.evals.baselines import build_corpus, rank_rrf
+from graphmem.evals.baselines import build_corpus, rank_bm25, rank_minilm
 from graphmem.evals.metrics import recall_at
 from graphmem.evals.retrieval_run import load_dataset
 from graphmem.evals.systems._common import embed_cached
+from graphmem.retrieval.fusion import rrf
 
 GRID_K = (1, 2, 5, 10, 20, 40, 60)
 GRID_BM25 = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
@@ -37,8 +38,9 @@ def grid_recall(data: Path) -> dict[tuple[int, float], float]:
             if not gold:
                 continue
             vector = embed_cached([question.question])[0]
+            rankings = [rank_bm25(corpus, question.question)[:200], rank_minilm(corpus, vector)[:200]]
             for k, w in scores:
-                ranked = rank_rrf(corpus, question.question, vector, k=k, weights=(w, 1.0))
+                ranked = [s.doc_id for s in rrf(rankings, k=k, weights=[w, 1.0])]
                 scores[(k, w)].append(recall_at(ranked, gold, 10))
     return {key: float(np.mean(values)) for key, values in scores.items()}
 
