@@ -74,7 +74,8 @@ def retrieval(
 
     try:
         chosen = load_dataset(dataset, data, split=split, pooled=pool, limit=limit, seed=seed)
-        results = run(chosen, [s.strip() for s in systems.split(",") if s.strip()], out)
+        results = run(chosen, [s.strip() for s in systems.split(",") if s.strip()], out,
+                      after_each=lambda partial: write_results(out, partial))
     except GraphMemError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc

@@ -226,8 +226,12 @@ def conditions(dataset: Dataset, systems: Sequence[str], config: SystemConfig) -
 
 
 def run(dataset: Dataset, systems: Sequence[str], out: Path, factory: Factory = make_system,
-        k: int = RETRIEVE_K, context_tokens: int = CONTEXT_TOKENS) -> dict:
-    """Every system over `dataset`; returns the ``results.json`` content (the caller writes it)."""
+        k: int = RETRIEVE_K, context_tokens: int = CONTEXT_TOKENS,
+        after_each: Callable[[dict], object] | None = None) -> dict:
+    """Every system over `dataset`; returns the ``results.json`` content (the caller writes it).
+
+    ``after_each(results)`` runs after every system, so a long run can save what it has.
+    """
     names = list(systems) if factory is not make_system else check_names(list(systems))
     work = Path(out) / "work"
     base = SystemConfig(work_dir=work, k=k, context_tokens=context_tokens)
@@ -236,4 +240,6 @@ def run(dataset: Dataset, systems: Sequence[str], out: Path, factory: Factory = 
         options = {"graph_dir": str(work / "graphmem_graph")} if name in GRAPH_SHARERS else {}
         config = base.model_copy(update={"work_dir": work / name.replace(":", "_"), "options": options})
         results["systems"][name] = run_system(name, dataset, config, factory)
+        if after_each is not None:
+            after_each(results)
     return results

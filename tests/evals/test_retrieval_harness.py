@@ -1,7 +1,7 @@
 """The retrieval stage of the evaluation harness: real systems on a small slice of real data.
 
 The slice: LoCoMo conv-30's first two sessions (44 turns) and its first
-questions whose evidence lies there, written as a locomo10-format file, so the
+questions whose evidence lies in the first, written as a locomo10-format file, so the
 CLI runs exactly as on the full file.
 """
 
@@ -29,7 +29,7 @@ from graphmem.retrieval.recipes import DEFAULT_RECIPE
 
 DATA = Path(__file__).parent.parent / "data"
 runner = CliRunner()
-QUESTIONS = 4
+QUESTIONS = 2
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def small_locomo(tmp_path_factory) -> Path:
     body = {k: v for k, v in record["conversation"].items()
             if not k.startswith("session_") or k.split("_")[1] in ("1", "2")}
     qa = [q for q in record["qa"] if q.get("category") in (1, 2, 3, 4)
-          and all(e.startswith(("D1:", "D2:")) for e in q["evidence"])][:6]
+          and all(e.startswith("D1:") for e in q["evidence"])][:6]
     path = tmp_path_factory.mktemp("data") / "locomo_small.json"
     path.write_text(json.dumps([record | {"conversation": body, "qa": qa}]))
     return path
@@ -223,8 +223,8 @@ def test_every_system_answers_and_the_figures_recompute_from_the_records(tmp_pat
 
 def test_nested_kv_run_reports_per_depth(tmp_path):
     dataset = load_dataset("nested_kv", None, seed=1)
-    results = run(dataset, ["rag"], tmp_path)
-    figures = results["systems"]["rag"]
+    results = run(dataset, ["filesystem"], tmp_path)
+    figures = results["systems"]["filesystem"]
     by_depth = figures["nested_kv"]
     assert sorted(by_depth) == ["0", "1", "2", "3", "4"] and all(v["questions"] == 3 for v in by_depth.values())
     records = figures["records"]
