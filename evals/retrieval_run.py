@@ -180,13 +180,14 @@ def run_system(name: str, dataset: Dataset, config: SystemConfig, factory: Facto
     turns = sum(len(s.turns) for c in dataset.conversations for s in c.sessions)
     system = factory(name, config)
     records, ingests = [], []
+    bar = tqdm(total=turns + dataset.questions, desc=name, unit="turn|q", leave=False)
     try:
         for conv in dataset.conversations:
-            with tqdm(total=turns, desc=f"{name} ingest", unit="turn", leave=False) as bar:
-                stats, failed = _ingest(system, conv, bar)
+            stats, failed = _ingest(system, conv, bar)
             if stats is not None:
                 ingests.append(stats)
-            for question in tqdm(conv.questions, desc=f"{name} search", unit="q", leave=False):
+            for question in conv.questions:
+                bar.update(1)
                 if failed:
                     ctx = Context(text="", error=failed)
                 else:
@@ -196,6 +197,7 @@ def run_system(name: str, dataset: Dataset, config: SystemConfig, factory: Facto
                         ctx = Context(text="", error=error_text(exc))
                 records.append(record_of(conv, question, ctx, dataset.name == "nested_kv"))
     finally:
+        bar.close()
         system.close()
     return system_result(name, records, ingests, nested=dataset.name == "nested_kv")
 
