@@ -23,6 +23,7 @@ this process: ``--workers`` (parallel ingestion) is not built yet.
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -223,7 +224,7 @@ def conditions(dataset: Dataset, systems: Sequence[str], config: SystemConfig) -
         "systems": list(systems), "graphmem_version": version("graphmem"),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": {"node": platform.node(), "platform": platform.platform(), "python": platform.python_version(),
-                    "cpus": __import__("os").cpu_count()},
+                    "cpus": os.cpu_count()},
     }
 
 
