@@ -85,6 +85,9 @@ class GraphitiSystem:
         async def close_all():
             for graphiti in self._open.values():
                 await graphiti.close()
+                pool = getattr(getattr(graphiti.driver.client, "connection", None), "connection_pool", None)
+                if pool is not None:  # else the embedded server sees a client and outlives the run
+                    await pool.disconnect(inuse_connections=True)
 
         try:
             self._loop.run_until_complete(close_all())
