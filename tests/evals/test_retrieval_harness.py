@@ -174,6 +174,19 @@ def test_an_erroring_system_is_counted_in_errors(tmp_path, small_locomo):
     assert [r["error"] is not None for r in figures["records"]] == [True, False] * (QUESTIONS // 2)
 
 
+def _servers_under(folder: Path) -> list[int]:
+    """Live redis-server processes whose working directory is inside `folder`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and "redis-server" in (proc / "cmdline").read_text() \
+                    and str(folder) in str((proc / "cwd").readlink()) and " Z " not in (proc / "stat").read_text():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
 def _recomputed(records: list[dict]) -> dict[str, float]:
     with_gold = [r for r in records if r["gold"]]
     ok = [r for r in records if not r["error"]]
@@ -212,6 +225,7 @@ def test_every_system_answers_and_the_figures_recompute_from_the_records(tmp_pat
             else:
                 assert figures[key] == pytest.approx(value), (name, key)
     assert results["systems"]["graphmem"]["recall@25"] > 0
+    assert not _servers_under(out), "an embedded FalkorDB server outlived the run (Graphiti's connection)"
     report = (out / "report.md").read_text()
     (out / "report.md").unlink()
     (out / "recall_at_k.png").unlink()
