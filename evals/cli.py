@@ -1,6 +1,9 @@
 """`graphmem eval ...`: evaluations of graphmem itself, offline (mounted by graphmem.cli).
 
     graphmem eval forget [--set PATH] [--data-dir DIR] [--baseline] [--json]
+    graphmem eval retrieval --dataset locomo|longmemeval|nested_kv [--data PATH] --systems LIST
+                            [--limit N] [--split tuning|reporting|all] [--pool] --out DIR
+    graphmem eval report DIR
     graphmem eval qa --dataset D --data PATH --systems LIST --base-url URL --reader-model M --judge-model J --out DIR
 
 Exit codes: 0 all passed, 1 something failed, 2 the eval could not run.
@@ -50,6 +53,59 @@ def forget(
     else:
         print_results(results)
     raise typer.Exit(code=0 if results.ok else 1)
+
+
+@eval_app.command("retrieval")
+def retrieval(
+    dataset: Annotated[str, typer.Option("--dataset", help="locomo | longmemeval | nested_kv")],
+    systems: Annotated[str, typer.Option("--systems", help="comma-separated, e.g. graphmem,rag,mem0,graphmem:no_bm25")],
+    out: Annotated[Path, typer.Option("--out", help="where results.json, report.md and the systems' work dirs go")],
+    data: Annotated[Optional[Path], typer.Option("--data", help="the dataset file (not needed for nested_kv)")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="keep the first N questions (file order)")] = None,
+    split: Annotated[
+        Optional[str], typer.Option("--split", help="LoCoMo: tuning | reporting | all (default: reporting for the "
+                                    "repo's conversations, else all)")
+    ] = None,
+    pool: Annotated[bool, typer.Option("--pool", help="LongMemEval: all sessions in one memory (distractors)")] = False,
+    seed: Annotated[int, typer.Option("--seed", help="nested_kv generator seed")] = 0,
+) -> None:
+    """Offline retrieval stage: evidence recall@k, session any@10, tokens, latency, errors per system."""
+    from graphmem.evals.report import retrieval_table, write_report, write_results
+    from graphmem.evals.retrieval_run import load_dataset, run
+
+    try:
+        chosen = load_dataset(dataset, data, split=split, pooled=pool, limit=limit, seed=seed)
+        results = run(chosen, [s.strip() for s in systems.split(",") if s.strip()], out,
+                      after_each=lambda partial: write_results(out, partial))
+    except GraphMemError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc
+    write_results(out, results)
+    write_report(out)
+    c = results["conditions"]
+    typer.echo(f"{c['dataset']} ({c['split']} split{', pooled' if c['pooled'] else ''}): {c['questions']} questions, "
+               f"{c['conversations']} memories, data sha256 {c['data_sha256'][:12]}")
+    typer.echo(retrieval_table(results))
+    typer.echo(f"results: {out / 'results.json'}; report: {out / 'report.md'}")
+
+
+@eval_app.command("report")
+def report(folder: Annotated[Path, typer.Argument(help="a directory holding results.json")]) -> None:
+    """Re-render DIR/report.md and its plots from DIR/results.json."""
+    import importlib
+
+    from graphmem.evals.report import read_results, write_report
+
+    try:
+        stage = read_results(folder).get("conditions", {}).get("stage")
+        if stage == "retrieval":
+            path = write_report(folder)
+        else:
+            path = importlib.import_module("graphmem.evals.report_qa").write_report(folder)
+    except (GraphMemError, ImportError, KeyError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc
+    typer.echo(f"wrote {path}")
 
 
 @eval_app.command("qa")

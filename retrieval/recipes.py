@@ -34,6 +34,7 @@ class SearchRecipe(BaseModel):
     reranker: str = "rrf"
     mmr_lambda: float = 0.7
     max_turn_chars: int = 400
+    time_filter: bool = Field(True, description="keep facts by the question's time mode; off only for the no_time ablation")
 
 
 HYBRID_RRF = SearchRecipe(name="hybrid_rrf")

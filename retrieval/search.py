@@ -111,7 +111,7 @@ def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, re
     records = {r.uuid: r for r in temporal.to_records(ctx.store, user_id, rows, now=now, known_at=known_at)}
     if known_at is not None:
         records = {u: r for u, r in records.items() if r.created_at <= known_at}
-    kept = [records[u] for u in pool if u in records and keep_for_mode(records[u], plan, now)]
+    kept = [records[u] for u in pool if u in records and (not recipe.time_filter or keep_for_mode(records[u], plan, now))]
     if recipe.reranker == "mmr" and kept:
         vectors = dict(zip([r.uuid for r in kept], ctx.embed([r.fact for r in kept])))
         relevance = {r.uuid: 1.0 / (i + 1) for i, r in enumerate(kept)}

@@ -1,0 +1,66 @@
+"""Small pieces every adapter shares: safe memory ids, dated turn lines, timing."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+
+import numpy as np
+
+from graphmem.ingest.loaders import Conversation, Session, Turn
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+
+
+def memory_id(conversation_id: str) -> str:
+    """A user / group id of letters, digits and '_' only: Graphiti's FalkorDB
+    full-text search finds nothing for group ids with '-' (README, known issues)."""
+    return _UNSAFE.sub("_", conversation_id)[:128] or "_"
+
+
+def day(moment: datetime | None) -> str:
+    return moment.date().isoformat() if moment else "undated"
+
+
+def turn_line(turn: Turn, session_time: datetime | None) -> str:
+    """One dated turn as a context line: ``[2023-05-08] Caroline: ...``."""
+    return f"[{day(session_time)}] {turn.speaker}: {turn.content}"
+
+
+def sessions_in_time_order(conversation: Conversation) -> list[Session]:
+    return sorted(conversation.sessions, key=lambda s: s.session_time)
+
+
+def turn_index(conversation: Conversation) -> dict[str, tuple[Turn, Session]]:
+    """Every turn id -> (turn, its session)."""
+    return {t.id: (t, s) for s in conversation.sessions for t in s.turns}
+
+
+@contextmanager
+def stopwatch() -> Iterator[Callable[[], float]]:
+    """``with stopwatch() as ms: ...; ms()`` -> elapsed milliseconds."""
+    start = time.perf_counter()
+    yield lambda: (time.perf_counter() - start) * 1000
+
+
+def error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:500]
+
+
+_VECTORS: dict[str, np.ndarray] = {}
+
+
+def embed_cached(texts: Sequence[str]) -> np.ndarray:
+    """graphmem's MiniLM, remembering every text it embedded in this process: naive RAG
+    and Mem0 embed the same "speaker: text" strings, and a run embeds them once."""
+    from graphmem.embedder import default_embedder
+
+    todo = list(dict.fromkeys(t for t in texts if t not in _VECTORS))
+    if todo:
+        _VECTORS.update(zip(todo, default_embedder().embed(todo), strict=True))
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    return np.stack([_VECTORS[t] for t in texts])

@@ -1,0 +1,95 @@
+"""graphmem itself: ``Memory.write`` per session, ``Memory.search`` per question.
+
+The context is ``packet.to_prompt()`` and its turn ids ``packet.cited_turn_ids``.
+Ablations differ only in the search recipe, so they (and the Graphiti offline
+route) may share one graph: ``options["graph_dir"]`` names it, and a conversation
+already written there (a marker file holding its content hash and ingest
+stats) is not written again. Systems of a run open it one after another, never
+at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+from graphmem import Memory
+from graphmem.embedder import default_embedder
+from graphmem.evals.metrics import count_tokens
+from graphmem.evals.systems._common import error_text, memory_id, sessions_in_time_order, stopwatch
+from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
+from graphmem.ingest.loaders import Conversation, Question
+from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe
+
+SEARCH_LIMIT = 25
+
+
+def conversation_hash(conversation: Conversation) -> str:
+    return hashlib.sha256(conversation.model_dump_json(exclude={"questions"}).encode()).hexdigest()
+
+
+class SharedGraph:
+    """A graphmem data dir written once per conversation, read by several systems."""
+
+    def __init__(self, graph_dir: Path) -> None:
+        self.graph_dir = Path(graph_dir)
+        self.memory = Memory(data_dir=self.graph_dir, embedder=default_embedder())
+
+    def _marker(self, conversation: Conversation) -> Path:
+        return self.graph_dir / "ingested" / f"{memory_id(conversation.conversation_id)}.json"
+
+    def ingest(self, conversation: Conversation) -> IngestStats:
+        marker = self._marker(conversation)
+        digest = conversation_hash(conversation)
+        if marker.is_file():
+            saved = json.loads(marker.read_text())
+            if saved.get("sha256") == digest:
+                return IngestStats.model_validate(saved["stats"])
+        start, episodes, calls, prompt, completion, errors = time.perf_counter(), 0, 0, 0, 0, []
+        user = memory_id(conversation.conversation_id)
+        for session in sessions_in_time_order(conversation):
+            result = self.memory.write(user, **session.write_args())
+            episodes += len(session.turns)
+            calls += result.llm_calls
+            prompt += result.llm_prompt_tokens
+            completion += result.llm_completion_tokens
+            errors.extend(result.errors)
+        stats = IngestStats(episodes=episodes, seconds=time.perf_counter() - start, llm_calls=calls,
+                            prompt_tokens=prompt, completion_tokens=completion, errors=tuple(errors))
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps({"sha256": digest, "stats": stats.model_dump()}))
+        return stats
+
+    def close(self) -> None:
+        self.memory.close()
+
+
+class GraphmemSystem:
+    has_provenance = True
+
+    def __init__(self, name: str, config: SystemConfig, recipe: SearchRecipe = DEFAULT_RECIPE) -> None:
+        self.name = name
+        self.config = config
+        self.recipe = recipe
+        self.graph = SharedGraph(Path(config.options.get("graph_dir") or Path(config.work_dir) / "graph"))
+
+    def ingest(self, conversation: Conversation) -> IngestStats:
+        return self.graph.ingest(conversation)
+
+    def context(self, conversation_id: str, question: Question) -> Context:
+        limit = max(SEARCH_LIMIT, self.config.k)
+        with stopwatch() as ms:
+            try:
+                packet = self.graph.memory.search(memory_id(conversation_id), question.question,
+                                                  now=question.question_time, limit=limit, recipe=self.recipe,
+                                                  budget_tokens=self.config.context_tokens)
+            except Exception as exc:  # noqa: BLE001 - counted as an error by the harness
+                return Context(text="", error=error_text(exc), latency_ms=ms())
+            elapsed = ms()
+        text = packet.to_prompt(budget_tokens=self.config.context_tokens)
+        return Context(text=text, turn_ids=packet.cited_turn_ids, tokens=count_tokens(text), latency_ms=elapsed)
+
+    def close(self) -> None:
+        self.graph.close()

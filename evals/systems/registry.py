@@ -1,0 +1,91 @@
+"""System names on the command line -> `MemorySystem` instances.
+
+``graphmem:<ablation>`` runs graphmem with one part of its search switched off,
+each a variant of the default recipe (`graphmem.retrieval.recipes`):
+
+- ``no_bm25``: no BM25 list, over facts or turns;
+- ``no_vectors``: no MiniLM similarity list, over facts or turns;
+- ``no_graph``: no graph traversal: no facts around named entities (BFS), no
+  turns that mention them, no turns reached through retrieved facts;
+- ``no_neighbours``: no NEXT_EPISODE neighbours of the best turns;
+- ``no_time``: facts are not kept or dropped by the question's time mode;
+- ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
+
+Example:
+    >>> make_system("graphmem:no_bm25", SystemConfig(work_dir=Path("/tmp/x"))).recipe.turn_weights
+    {'vector': 1.0, 'facts': 0.3, 'mentions': 0.1, 'neighbours': 0.5}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from graphmem.errors import InvalidInput
+from graphmem.evals.systems.base import MemorySystem, SystemConfig
+from graphmem.retrieval.recipes import DEFAULT_RECIPE, HYBRID_MMR, SearchRecipe
+
+
+def _without(name: str, *lists: str) -> SearchRecipe:
+    r = DEFAULT_RECIPE
+    return r.model_copy(update={
+        "name": name,
+        "fact_weights": {k: v for k, v in r.fact_weights.items() if k not in lists},
+        "turn_weights": {k: v for k, v in r.turn_weights.items() if k not in lists},
+    })
+
+
+ABLATIONS: dict[str, SearchRecipe] = {
+    "no_bm25": _without("no_bm25", "bm25"),
+    "no_vectors": _without("no_vectors", "vector"),
+    "no_graph": _without("no_graph", "bfs", "mentions", "facts"),
+    "no_neighbours": _without("no_neighbours", "neighbours"),
+    "no_time": DEFAULT_RECIPE.model_copy(update={"name": "no_time", "time_filter": False}),
+    "mmr": HYBRID_MMR,
+}
+
+
+def _graphmem(recipe: SearchRecipe) -> Callable[[str, SystemConfig], MemorySystem]:
+    def build(name: str, config: SystemConfig) -> MemorySystem:
+        from graphmem.evals.systems.graphmem_system import GraphmemSystem
+
+        return GraphmemSystem(name, config, recipe)
+
+    return build
+
+
+def _lazy(module: str, cls: str) -> Callable[[str, SystemConfig], MemorySystem]:
+    def build(name: str, config: SystemConfig) -> MemorySystem:
+        import importlib
+
+        return getattr(importlib.import_module(f"graphmem.evals.systems.{module}"), cls)(name, config)
+
+    return build
+
+
+BUILDERS: dict[str, Callable[[str, SystemConfig], MemorySystem]] = {
+    "graphmem": _graphmem(DEFAULT_RECIPE),
+    "graphiti": _lazy("graphiti_system", "GraphitiSystem"),
+    "mem0": _lazy("mem0_system", "Mem0System"),
+    "full_context": _lazy("full_context", "FullContextSystem"),
+    "rag": _lazy("rag", "RagSystem"),
+    "filesystem": _lazy("filesystem", "FilesystemSystem"),
+} | {f"graphmem:{a}": _graphmem(recipe) for a, recipe in ABLATIONS.items()}
+
+SYSTEM_NAMES: tuple[str, ...] = tuple(BUILDERS)
+GRAPH_SHARERS = tuple(n for n in SYSTEM_NAMES if n == "graphiti" or n.startswith("graphmem"))
+
+
+def check_names(names: list[str]) -> list[str]:
+    """`names` unchanged if every one is known; else InvalidInput listing the valid ones."""
+    unknown = [n for n in names if n not in BUILDERS]
+    if unknown:
+        raise InvalidInput(f"unknown system(s) {', '.join(unknown)}; choose from {', '.join(SYSTEM_NAMES)}")
+    if not names:
+        raise InvalidInput(f"no system named; choose from {', '.join(SYSTEM_NAMES)}")
+    return names
+
+
+def make_system(name: str, config: SystemConfig) -> MemorySystem:
+    """The system called `name` (see SYSTEM_NAMES), with its own `config`."""
+    check_names([name])
+    return BUILDERS[name](name, config)

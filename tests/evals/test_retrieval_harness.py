@@ -1,0 +1,258 @@
+"""The retrieval stage of the evaluation harness: real systems on a small slice of real data.
+
+The slice: LoCoMo conv-30's first two sessions (44 turns) and its first
+questions whose evidence lies in the first, written as a locomo10-format file, so the
+CLI runs exactly as on the full file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from graphmem.cli import app
+from graphmem.errors import InvalidInput
+from graphmem.evals import nested_kv, splits
+from graphmem.evals.metrics import QuestionRecord, recall_at, session_any_at, summarize
+from graphmem.evals.report import read_results, render
+from graphmem.evals.retrieval_run import load_dataset, run
+from graphmem.evals.systems.base import Context, IngestStats, MemorySystem
+from graphmem.evals.systems.full_context import fit_newest
+from graphmem.evals.systems.registry import ABLATIONS, SYSTEM_NAMES, make_system
+from graphmem.evals.systems.base import SystemConfig
+from graphmem.ingest.loaders import load_locomo, load_longmemeval
+from graphmem.retrieval.recipes import DEFAULT_RECIPE
+
+DATA = Path(__file__).parent.parent / "data"
+runner = CliRunner()
+QUESTIONS = 2
+
+
+@pytest.fixture(scope="module")
+def small_locomo(tmp_path_factory) -> Path:
+    record = next(r for r in json.loads((DATA / "locomo_dev7.json").read_text()) if r["sample_id"] == "conv-30")
+    body = {k: v for k, v in record["conversation"].items()
+            if not k.startswith("session_") or k.split("_")[1] in ("1", "2")}
+    qa = [q for q in record["qa"] if q.get("category") in (1, 2, 3, 4)
+          and all(e.startswith("D1:") for e in q["evidence"])][:6]
+    path = tmp_path_factory.mktemp("data") / "locomo_small.json"
+    path.write_text(json.dumps([record | {"conversation": body, "qa": qa}]))
+    return path
+
+
+# -- metrics on hand-made cases ------------------------------------------------------
+
+
+def test_recall_counts_distinct_ids_up_to_k():
+    assert recall_at(["a", "x", "a", "b"], {"a", "b"}, 2) == 0.5
+    assert recall_at(["a", "x", "a", "b"], {"a", "b"}, 3) == 1.0
+    assert recall_at([], {"a"}, 10) == 0.0
+    assert session_any_at(["s2", "s2", "s1"], {"s1"}, 1) == 0.0
+    assert session_any_at(["s2", "s2", "s1"], {"s1"}, 2) == 1.0
+    with pytest.raises(ValueError):
+        recall_at(["a"], set(), 5)
+
+
+def test_an_error_scores_zero_and_is_counted():
+    good = QuestionRecord(question_id="1", conversation_id="c", category="1", gold=("a",), gold_sessions=("s",),
+                          cited=("a",), cited_sessions=("s",), tokens=10, latency_ms=5.0)
+    bad = good.model_copy(update={"question_id": "2", "error": "boom", "tokens": 0})
+    figures = summarize([good, bad])
+    assert figures["errors"] == 1
+    assert figures["recall@5"] == 0.5 and figures["session_any@10"] == 0.5
+    assert figures["tokens_mean"] == 10 and figures["latency_ms_p50"] == 5.0
+
+
+# -- datasets --------------------------------------------------------------------------
+
+
+def test_nested_kv_is_deterministic_per_seed_and_its_chains_have_the_stated_depths():
+    conv = nested_kv.generate(seed=3)
+    assert conv == nested_kv.generate(seed=3)
+    assert conv != nested_kv.generate(seed=4)
+    turns = conv.turns_by_id()
+    assert len(turns) == 140 and len(conv.sessions) == 4
+    mapping = {t.content.split()[1]: t.content.split()[5].rstrip(".") for t in turns.values()}
+    assert len(mapping) == 140
+    depths = []
+    for q in conv.questions:
+        key, hops = q.question.split()[3], 0
+        while mapping[key] in mapping:
+            key, hops = mapping[key], hops + 1
+        assert mapping[key] == q.answer
+        assert hops == len(q.evidence) - 1 and q.category == f"depth {hops}"
+        assert all(mapping[turns[e].content.split()[1]] for e in q.evidence)
+        depths.append(hops)
+    assert sorted(depths) == sorted([d for d in range(5) for _ in range(3)])
+
+
+def test_locomo_split_is_tuning_three_reporting_four():
+    convs = load_locomo(DATA / "locomo_dev7.json")
+    assert [c.conversation_id for c in splits.select(convs, "tuning")] == ["conv-26", "conv-30", "conv-41"]
+    assert [c.conversation_id for c in splits.select(convs, "reporting")] == ["conv-42", "conv-43", "conv-44", "conv-47"]
+    assert splits.default_split(convs) == "reporting"
+    with pytest.raises(InvalidInput, match="tuning, reporting, all"):
+        splits.select(convs, "dev")
+
+
+def test_longmemeval_limit_and_pool_keep_only_the_needed_sessions():
+    path = DATA / "longmemeval_oracle_sample99.json"
+    each = load_dataset("longmemeval", path, limit=3)
+    assert [len(c.questions) for c in each.conversations] == [1, 1, 1]
+    pooled = load_dataset("longmemeval", path, limit=3, pooled=True)
+    (conv,) = pooled.conversations
+    originals = load_longmemeval(path)[:3]
+    assert [q.question_id for q in conv.questions] == [c.conversation_id for c in originals]
+    assert {s.session_id for s in conv.sessions} == {s.session_id for c in originals for s in c.sessions}
+    assert pooled.data_sha256 == each.data_sha256 and len(pooled.data_sha256) == 64
+
+
+# -- systems ------------------------------------------------------------------------------
+
+
+def test_unknown_system_names_list_the_valid_ones(tmp_path):
+    with pytest.raises(InvalidInput) as err:
+        make_system("graphmem:no_magic", SystemConfig(work_dir=tmp_path))
+    assert "graphmem:no_bm25" in str(err.value) and "filesystem" in str(err.value)
+    assert ABLATIONS["no_bm25"].turn_weights.keys() == DEFAULT_RECIPE.turn_weights.keys() - {"bm25"}
+    assert "vector" not in ABLATIONS["no_vectors"].fact_weights
+    assert ABLATIONS["no_time"].time_filter is False and ABLATIONS["mmr"].reranker == "mmr"
+
+
+def test_full_context_cuts_from_the_oldest_end(small_locomo):
+    conv = load_locomo(small_locomo)[0]
+    lines, ids = fit_newest(list(conv.sessions), budget=120)
+    assert ids[0] == conv.sessions[-1].turns[-1].id
+    assert all(i.startswith("D2:") for i in ids) and len(ids) < len(conv.sessions[-1].turns)
+    assert sum(len(line) for line in lines) / 4 <= 120
+
+
+def test_filesystem_tools_list_grep_and_read(tmp_path, small_locomo):
+    conv = load_locomo(small_locomo)[0]
+    system = make_system("filesystem", SystemConfig(work_dir=tmp_path))
+    system.ingest(conv)
+    tools = system.tools(conv.conversation_id)
+    assert tools["list_files"]().splitlines() == ["2023-01-20_session_1.txt", "2023-01-29_session_2.txt"]
+    assert "[D1:2] Jon:" in tools["grep"]("banker")
+    assert tools["read"]("2023-01-29_session_2.txt").startswith("[D2:1] ")
+
+
+class Failing:
+    """A system that ingests but fails on every other question."""
+
+    has_provenance = True
+
+    def __init__(self, name, config):
+        self.name, self.asked = name, 0
+
+    def ingest(self, conversation):
+        return IngestStats(episodes=1, seconds=0.0)
+
+    def context(self, conversation_id, question):
+        self.asked += 1
+        if self.asked % 2:
+            raise RuntimeError("search backend down")
+        return Context(text="x", turn_ids=question.evidence, tokens=1, latency_ms=1.0)
+
+    def close(self):
+        pass
+
+
+def test_an_erroring_system_is_counted_in_errors(tmp_path, small_locomo):
+    assert isinstance(Failing("f", None), MemorySystem)
+    with pytest.raises(InvalidInput, match="no questions"):
+        load_dataset("locomo", small_locomo)  # conv-30 is a tuning conversation: not in the default split
+    dataset = load_dataset("locomo", small_locomo, split="all", limit=QUESTIONS)
+    results = run(dataset, ["failing"], tmp_path, factory=Failing)
+    figures = results["systems"]["failing"]
+    assert figures["errors"] == QUESTIONS // 2
+    assert figures["recall@10"] == 0.5
+    assert [r["error"] is not None for r in figures["records"]] == [True, False] * (QUESTIONS // 2)
+
+
+def _servers_under(folder: Path) -> list[int]:
+    """Live redis-server processes whose working directory is inside `folder`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and "redis-server" in (proc / "cmdline").read_text() \
+                    and str(folder) in str((proc / "cwd").readlink()) and " Z " not in (proc / "stat").read_text():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def _recomputed(records: list[dict]) -> dict[str, float]:
+    with_gold = [r for r in records if r["gold"]]
+    ok = [r for r in records if not r["error"]]
+    out = {}
+    for k in (5, 10, 25):
+        out[f"recall@{k}"] = np.mean([
+            0 if r["error"] else len(set(r["gold"]) & set(list(dict.fromkeys(r["cited"]))[:k])) / len(set(r["gold"]))
+            for r in with_gold])
+    out["session_any@10"] = np.mean([
+        0 if r["error"] else float(bool(set(r["gold_sessions"]) & set(list(dict.fromkeys(r["cited_sessions"]))[:10])))
+        for r in records if r["gold_sessions"]])
+    out["tokens_mean"] = np.mean([r["tokens"] for r in ok])
+    out["latency_ms_p95"] = np.percentile([r["latency_ms"] for r in ok], 95)
+    out["errors"] = len(records) - len(ok)
+    return out
+
+
+def test_every_system_answers_and_the_figures_recompute_from_the_records(tmp_path, small_locomo):
+    out = tmp_path / "run"
+    names = ["graphmem", "rag", "mem0", "graphiti", "full_context", "filesystem", "graphmem:no_graph"]
+    result = runner.invoke(app, ["eval", "retrieval", "--dataset", "locomo", "--data", str(small_locomo), "--split",
+                                 "all", "--systems", ",".join(names), "--limit", str(QUESTIONS), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "| graphiti |" in result.output
+    results = read_results(out)
+    assert results["conditions"]["questions"] == QUESTIONS and len(results["conditions"]["data_sha256"]) == 64
+    for name in names:
+        figures = results["systems"][name]
+        records = figures["records"]
+        assert len(records) == QUESTIONS and figures["errors"] == 0, (name, records)
+        assert all(r["tokens"] > 0 and r["cited"] for r in records), name
+        expected = _recomputed(records)
+        for key, value in expected.items():
+            if name == "full_context" and "@" in key:
+                assert figures[key] is None
+            else:
+                assert figures[key] == pytest.approx(value), (name, key)
+    assert results["systems"]["graphmem"]["recall@25"] > 0
+    assert not _servers_under(out), "an embedded FalkorDB server outlived the run (Graphiti's connection)"
+    report = (out / "report.md").read_text()
+    (out / "report.md").unlink()
+    (out / "recall_at_k.png").unlink()
+    rerun = runner.invoke(app, ["eval", "report", str(out)])
+    assert rerun.exit_code == 0, rerun.output
+    assert (out / "report.md").read_text() == report == render(results)
+    assert (out / "recall_at_k.png").stat().st_size > 0
+
+
+def test_nested_kv_run_reports_per_depth(tmp_path):
+    dataset = load_dataset("nested_kv", None, seed=1)
+    results = run(dataset, ["filesystem"], tmp_path)
+    figures = results["systems"]["filesystem"]
+    by_depth = figures["nested_kv"]
+    assert sorted(by_depth) == ["0", "1", "2", "3", "4"] and all(v["questions"] == 3 for v in by_depth.values())
+    records = figures["records"]
+    for depth, row in by_depth.items():
+        mine = [r["extra"] for r in records if r["extra"]["depth"] == int(depth)]
+        assert row["value_found"] == sum(e["value_found"] for e in mine) / len(mine)
+    assert by_depth["0"]["value_found"] == 1.0  # the question names the key: an exact lookup
+
+
+def test_report_of_a_missing_dir_is_a_clean_error(tmp_path):
+    result = runner.invoke(app, ["eval", "report", str(tmp_path)])
+    assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_every_registered_name_builds(tmp_path):
+    assert set(SYSTEM_NAMES) >= {"graphmem", "graphiti", "mem0", "full_context", "rag", "filesystem"}
+    assert {f"graphmem:{a}" for a in ABLATIONS} <= set(SYSTEM_NAMES)
