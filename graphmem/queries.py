@@ -304,7 +304,13 @@ def bump_version() -> Query:
 
 
 def fact_docs() -> Query:
-    return Query("MATCH (:Entity)-[r:RELATES_TO]->(:Entity) RETURN r.uuid AS uuid, r.fact AS text", {})
+    """Each fact's text plus its relation's words ("has pet", "works at"): a question
+    may name the relation rather than repeat the sentence ("What pets do I have?")."""
+    return Query(
+        "MATCH (:Entity)-[r:RELATES_TO]->(:Entity) "
+        "RETURN r.uuid AS uuid, r.fact + ' ' + replace(toLower(r.name), '_', ' ') AS text",
+        {},
+    )
 
 
 def episode_docs() -> Query:

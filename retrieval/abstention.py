@@ -35,7 +35,8 @@ MASKED_SIMILARITY_BELOW = 0.40
 _QUESTION_WORDS = frozenset(
     tokenize(
         "what when where who whom whose which why how did does do is are was were likely would could "
-        "ever kind type name many much long often"
+        "ever kind type name many much long often tell know remember recall say said mention mentioned talk "
+        "happen happened think describe explain anything something thing things"
     )
 ) | frozenset("what when where who whom whose which why how".split())
 _TIME_WORDS = frozenset(

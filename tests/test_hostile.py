@@ -177,6 +177,9 @@ def test_names_and_ids_with_control_characters_are_refused(mem):
 def test_cli_turns_hostile_text_into_a_one_line_error(tmp_path, mem):
     runner = CliRunner()
     data_dir = str(tmp_path / "gm")
+    good = {"session_id": "s0", "session_time": "2024-03-01", "turns": [{"role": "user", "content": "I like tea."}]}
+    (tmp_path / "good.jsonl").write_text(json.dumps(good) + "\n")
+    assert runner.invoke(app, ["ingest", str(tmp_path / "good.jsonl"), "--user", "u", "--data-dir", data_dir]).exit_code == 0
     searched = runner.invoke(app, ["search", "I like \udcff tea.", "--user", "u", "--data-dir", data_dir])
     assert searched.exit_code == 2, searched.output
     assert searched.output.strip().splitlines() == [searched.output.strip()]

@@ -19,7 +19,7 @@ from graphmem import Memory
 from graphmem.embedder import default_embedder
 from graphmem.evals.metrics import count_tokens
 from graphmem.evals.systems._common import error_text, memory_id, sessions_in_time_order, stopwatch
-from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
+from graphmem.evals.systems.base import Context, IngestStats, LLMEndpoint, SystemConfig
 from graphmem.ingest.loaders import Conversation, Question
 from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe
 
@@ -31,18 +31,30 @@ def conversation_hash(conversation: Conversation) -> str:
 
 
 class SharedGraph:
-    """A graphmem data dir written once per conversation, read by several systems."""
+    """A graphmem data dir written once per conversation, read by several systems.
 
-    def __init__(self, graph_dir: Path) -> None:
+    With an endpoint, graphmem extracts with its `LLMExtractor` on that endpoint
+    (replies cached under ``cache_dir``), like Graphiti and Mem0 do with theirs;
+    without one, with the offline rules.
+    """
+
+    def __init__(self, graph_dir: Path, llm: LLMEndpoint | None = None, cache_dir: Path | None = None) -> None:
         self.graph_dir = Path(graph_dir)
-        self.memory = Memory(data_dir=self.graph_dir, embedder=default_embedder())
+        self.extractor_id = f"llm:{llm.base_url}:{llm.model}" if llm else "rules"
+        extractor = None
+        if llm is not None:
+            from graphmem.ingest.llm import LLMExtractor
+
+            extractor = LLMExtractor(llm.base_url, llm.model, api_key=llm.api_key,
+                                     cache_dir=Path(cache_dir or self.graph_dir / "llm_cache") / "graphmem")
+        self.memory = Memory(data_dir=self.graph_dir, embedder=default_embedder(), extractor=extractor)
 
     def _marker(self, conversation: Conversation) -> Path:
         return self.graph_dir / "ingested" / f"{memory_id(conversation.conversation_id)}.json"
 
     def ingest(self, conversation: Conversation) -> IngestStats:
         marker = self._marker(conversation)
-        digest = conversation_hash(conversation)
+        digest = hashlib.sha256(f"{conversation_hash(conversation)}|{self.extractor_id}".encode()).hexdigest()
         if marker.is_file():
             saved = json.loads(marker.read_text())
             if saved.get("sha256") == digest:
@@ -73,7 +85,9 @@ class GraphmemSystem:
         self.name = name
         self.config = config
         self.recipe = recipe
-        self.graph = SharedGraph(Path(config.options.get("graph_dir") or Path(config.work_dir) / "graph"))
+        cache = config.options.get("llm_cache_dir")
+        self.graph = SharedGraph(Path(config.options.get("graph_dir") or Path(config.work_dir) / "graph"),
+                                 llm=config.llm, cache_dir=Path(str(cache)) if cache else None)
 
     def ingest(self, conversation: Conversation) -> IngestStats:
         return self.graph.ingest(conversation)
