@@ -26,7 +26,7 @@ from graphmem.ingest.pipeline import IngestContext, write_session
 from graphmem.ingest.turns import validate_session
 from graphmem.retrieval.index import WarmIndexes
 from graphmem.retrieval.packet import MemoryPacket
-from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe, get_recipe
+from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe, get_recipe, validate_recipe
 from graphmem.retrieval.search import RetrievalContext
 from graphmem.retrieval.search import search as run_search
 from graphmem.schema.records import AddFactResult, FactRecord, Timeline, WriteResult
@@ -245,7 +245,8 @@ class Memory:
         :param limit: at most this many facts and turns, 1 to 100.
         :param recipe: a `SearchRecipe` or the name of one (`retrieval.recipes`).
         :param budget_tokens: drop the least relevant lines until the packet fits.
-        :raises InvalidInput: bad user id, query, time, limit, budget or recipe.
+        :raises InvalidInput: bad user id, query, time, limit, budget or recipe
+            (an unknown name, or a list or reranker name that is not one of the enums).
         :raises StoreError: FalkorDB failed.
 
         Example:
@@ -261,7 +262,7 @@ class Memory:
             raise InvalidInput("budget_tokens must be a positive integer")
         if recipe is not None and not isinstance(recipe, (str, SearchRecipe)):
             raise InvalidInput(f"recipe must be a recipe name or a SearchRecipe, got {type(recipe).__name__}")
-        chosen = get_recipe(recipe) if isinstance(recipe, str) else (recipe or DEFAULT_RECIPE)
+        chosen = get_recipe(recipe) if isinstance(recipe, str) else validate_recipe(recipe or DEFAULT_RECIPE)
         context = RetrievalContext(store=self.store, embed=self._embed, indexes=self._indexes)
         return run_search(
             context,
