@@ -184,7 +184,7 @@ class Memory:
         anything is written. Beyond the per-user capacity the facts least worth
         keeping are archived (`graphmem.capacity`).
 
-        :param user_id: whose memory; letters, digits, ``_``, ``-``, ``.``.
+        :param user_id: whose memory; 1 to 128 letters, digits, ``_`` or ``-``.
         :param turns: ``[{"role": "user", "content": "..."}, ...]``, optionally
             with ``speaker`` and ``turn_id``.
         :param session_time: when the session happened; relative dates in it
