@@ -21,6 +21,7 @@ import numpy as np
 from graphmem import queries as q
 from graphmem.errors import InvalidInput
 from graphmem.ingest.entities import resolve_entities
+from graphmem.ingest.metering import StageStats, diff
 from graphmem.ingest.extraction import (
     EntityResolver,
     Extraction,
@@ -32,7 +33,6 @@ from graphmem.ingest.extraction import (
     TurnContext,
 )
 from graphmem.ingest.facts import PlannedFact, resolve_facts
-from graphmem.ingest.metering import StageStats, diff
 from graphmem.ingest.turns import SessionIn, episode_uuid
 from graphmem.schema import time as t
 from graphmem.schema.models import EpisodicNode, FactEdge, content_hash, normalize_name, normalize_predicate
