@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphmem import capacity
 from graphmem import forget as forgetting
 from graphmem import forget_queries as fq
 from graphmem.forget_journal import PendingForget
@@ -18,15 +19,14 @@ from graphmem.config import Settings
 from graphmem.embedder import Embedder, default_embedder
 from graphmem.errors import InvalidInput
 from graphmem.schema import time as t
-from graphmem.schema.models import EntityNode, FactEdge, check_user_id, normalize_predicate
-from graphmem.ingest.extraction import Extractor
-from graphmem.ingest.metering import diff as meter_diff
+from graphmem.schema.models import FactEdge, check_user_id, normalize_predicate
+from graphmem.ingest.extraction import Cached, Extractor
+from graphmem.ingest.llm_cache import LLMCache
 from graphmem.ingest.pipeline import IngestContext, write_session
 from graphmem.ingest.turns import validate_session
-from graphmem.retrieval.decay import DecayInput, to_archive
 from graphmem.retrieval.index import WarmIndexes
 from graphmem.retrieval.packet import MemoryPacket
-from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe, get_recipe
+from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe, get_recipe, validate_recipe
 from graphmem.retrieval.search import RetrievalContext
 from graphmem.retrieval.search import search as run_search
 from graphmem.schema.records import AddFactResult, FactRecord, Timeline, WriteResult
@@ -60,16 +60,6 @@ def _importance(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
         raise InvalidInput(f"importance must be a number from 0 to 1, got {value!r}")
     return float(value)
-
-
-def _decay_fields(row: dict) -> dict:
-    return {
-        "uuid": row["uuid"],
-        "importance": float(row["importance"]),
-        "access_count": int(row["access_count"]),
-        "last_accessed_at": t.decode(row["last_accessed_at"]),
-        "created_at": t.decode(row["created_at"]),
-    }
 
 
 class Memory:
@@ -177,6 +167,11 @@ class Memory:
             raise InvalidInput(f"{field} contains NaN or infinity")
         return values
 
+    @property
+    def _llm_cache(self) -> LLMCache | None:
+        """The extractor's answer cache, which forgetting must clear too; None when it keeps none."""
+        return self.extractor.cache if isinstance(self.extractor, Cached) else None
+
     # -- verbs ------------------------------------------------------------------
 
     def write(
@@ -192,10 +187,24 @@ class Memory:
 
         Every turn becomes an Episodic node first (lossless evidence); then
         entities and facts are extracted, resolved against the graph and
-        contradictions closed. Writing the same session again changes nothing.
-        All input is validated before anything is written. `ttl` makes every
-        fact of this write expire `ttl` after the session time (a fact's own
-        "until ..." wins): it then leaves search and waits for `purge`.
+        contradictions closed (`ingest.pipeline.write_session`). Writing the
+        same session again changes nothing. All input is validated before
+        anything is written. Beyond the per-user capacity the facts least worth
+        keeping are archived (`graphmem.capacity`).
+
+        :param user_id: whose memory; 1 to 128 letters, digits, ``_`` or ``-``.
+        :param turns: ``[{"role": "user", "content": "..."}, ...]``, optionally
+            with ``speaker`` and ``turn_id``.
+        :param session_time: when the session happened; relative dates in it
+            ("last month") resolve against it.
+        :param session_id: names the session (default: derived from its content).
+        :param ttl: every fact of this write expires ``ttl`` after the session
+            time (a fact's own "until ..." wins): it then leaves search and
+            waits for `purge`.
+        :raises InvalidInput: bad user id, turns, time or ttl; nothing is written.
+        :raises ExtractionError: the LLM endpoint stayed down; the turns are
+            stored and extracted by the next write.
+        :raises StoreError: FalkorDB failed.
 
         Example:
             >>> mem.write("alice", [{"role": "user", "content": "I live in Beijing."}], "2024-03-10")
@@ -212,31 +221,11 @@ class Memory:
             max_turns=self.settings.max_turns_per_write,
         )
         self._open_graph(user_id)
-        llm = self.extractor if hasattr(self.extractor, "resolve") else None
-        meter = getattr(self.extractor, "meter", None)
-        errors = getattr(self.extractor, "errors", None)
         context = IngestContext(store=self.store, embed=self._embed, extractor=self.extractor)
         with self.store.user_lock(user_id):
-            before = meter.snapshot() if meter else None
-            seen_errors = len(errors) if errors is not None else 0
-            result = write_session(context, user_id, session, llm=llm, ttl=ttl)
-            archived = self._enforce_capacity(user_id)
-            if archived:
-                result = result.model_copy(update={"facts_archived": archived})
-            self.store.run(user_id, q.bump_version())
-            if meter is None:
-                return result
-            used = meter_diff(before, meter.snapshot()).total
-            new_errors = tuple(f"{e.stage} {e.turn_id}: {e.message}" for e in (errors or [])[seen_errors:])
-        return result.model_copy(
-            update={
-                "llm_calls": used.calls,
-                "llm_cache_hits": used.cache_hits,
-                "llm_prompt_tokens": used.prompt_tokens,
-                "llm_completion_tokens": used.completion_tokens,
-                "errors": new_errors,
-            }
-        )
+            result = write_session(context, user_id, session, ttl=ttl)
+            archived = capacity.enforce(self.store, user_id, self.settings.capacity_per_user)
+        return result.model_copy(update={"facts_archived": archived}) if archived else result
 
     def search(
         self,
@@ -252,11 +241,21 @@ class Memory:
     ) -> MemoryPacket:
         """Answer a question with a dated memory packet, or abstain.
 
-        `now` anchors relative times in the question ("in April", "last week")
-        and decides what is current; `as_of` asks about a moment explicitly;
-        `known_at` answers as graphmem knew things then. An unknown user gets an
-        abstaining packet and no graph is created. Each returned fact counts as
-        accessed (decay uses it).
+        An unknown user gets an abstaining packet and no graph is created. Each
+        returned fact counts as accessed (decay uses it). See `retrieval.search`.
+
+        :param user_id: whose memory.
+        :param query: the question, free text.
+        :param now: anchors relative times in the question ("in April", "last
+            week") and decides what is current (default: the wall clock).
+        :param as_of: ask about a moment explicitly.
+        :param known_at: answer as graphmem knew things then.
+        :param limit: at most this many facts and turns, 1 to 100.
+        :param recipe: a `SearchRecipe` or the name of one (`retrieval.recipes`).
+        :param budget_tokens: drop the least relevant lines until the packet fits.
+        :raises InvalidInput: bad user id, query, time, limit, budget or recipe
+            (an unknown name, or a list or reranker name that is not one of the enums).
+        :raises StoreError: FalkorDB failed.
 
         Example:
             >>> mem.search("alice", "Where do I live?", now="2024-09-01").facts[0].object
@@ -271,7 +270,7 @@ class Memory:
             raise InvalidInput("budget_tokens must be a positive integer")
         if recipe is not None and not isinstance(recipe, (str, SearchRecipe)):
             raise InvalidInput(f"recipe must be a recipe name or a SearchRecipe, got {type(recipe).__name__}")
-        chosen = get_recipe(recipe) if isinstance(recipe, str) else (recipe or DEFAULT_RECIPE)
+        chosen = get_recipe(recipe) if isinstance(recipe, str) else validate_recipe(recipe or DEFAULT_RECIPE)
         context = RetrievalContext(store=self.store, embed=self._embed, indexes=self._indexes)
         return run_search(
             context,
@@ -306,7 +305,30 @@ class Memory:
         """Record one fact directly (the store-level write under `write()`).
 
         A single-valued predicate closes the value it contradicts instead of
-        deleting it; a restatement is merged. Transaction time is the wall clock.
+        deleting it; a restatement is merged (`temporal.add_fact`). Transaction
+        time is the wall clock.
+
+        :param user_id: whose memory.
+        :param subject: entity name, merged with an existing one of the same name.
+        :param predicate: e.g. ``lives_in``; stored UPPER_SNAKE.
+        :param object: entity name, merged like `subject`.
+        :param fact: the sentence to store (default: built from the triple).
+        :param valid_at: when it became true.
+        :param invalid_at: when it stopped being true.
+        :param reference_time: the moment the statement was made (default `valid_at`).
+        :param single_valued: one value at a time (a new one closes the old).
+        :param episodes: uuids of the turns that said it.
+        :param derived_from: uuids of the facts it was inferred from.
+        :param importance: 0 to 1, weighs decay and capacity archiving.
+        :param expires_at: leaves search then, deleted by `purge`.
+        :param embedding: the fact's vector, if already computed.
+        :raises InvalidInput: any bad argument (invalid_at not after valid_at,
+            wrong embedding size, ...); nothing is written.
+        :raises StoreError: FalkorDB failed.
+
+        Example:
+            >>> mem.add_fact("alice", "alice", "lives_in", "Shanghai", valid_at="2024-08-01").action
+            'superseded'
         """
         check_user_id(user_id)
         subject = _name(subject, "subject")
@@ -320,67 +342,47 @@ class Memory:
         fact_vector = self._check_vector(embedding, "embedding") if embedding is not None else None
         if not isinstance(single_valued, bool):
             raise InvalidInput("single_valued must be True or False")
-        episodes, derived_from = _ids(episodes, "episodes"), _ids(derived_from, "derived_from")
-        importance = _importance(importance)
-        vectors = self._embed([subject, obj] + ([] if fact_vector else [text]))
+        edge = FactEdge(
+            group_id=user_id,
+            name=name,
+            fact=text,
+            valid_at=valid,
+            invalid_at=invalid,
+            reference_time=t.to_utc_or_none(reference_time, field="reference_time") or valid,
+            source_node_uuid="",
+            target_node_uuid="",
+            episodes=_ids(episodes, "episodes"),
+            derived_from=_ids(derived_from, "derived_from"),
+            importance=_importance(importance),
+            expires_at=t.to_utc_or_none(expires_at, field="expires_at"),
+        )
+        vectors = [v.tolist() for v in self._embed([subject, obj] + ([] if fact_vector else [text]))]
         self._open_graph(user_id)
         with self.store.user_lock(user_id):
-            source = self._merge_entity(user_id, subject, vectors[0])
-            target = self._merge_entity(user_id, obj, vectors[1])
-            edge = FactEdge(
-                group_id=user_id,
-                name=name,
-                fact=text,
-                valid_at=valid,
-                invalid_at=invalid,
-                reference_time=t.to_utc_or_none(reference_time, field="reference_time") or valid,
-                source_node_uuid=source,
-                target_node_uuid=target,
-                episodes=episodes,
-                derived_from=derived_from,
-                importance=importance,
-                expires_at=t.to_utc_or_none(expires_at, field="expires_at"),
-            )
-            result = temporal.insert_fact(
-                self.store,
-                user_id,
-                edge,
-                fact_vector or vectors[2].tolist(),
-                single_valued=single_valued,
-            )
-            self._enforce_capacity(user_id)
-            self.store.run(user_id, q.bump_version())
-            return result
-
-    def _enforce_capacity(self, user_id: str) -> int:
-        """Archive the lowest-decay facts beyond the per-user capacity; never delete."""
-        capacity = self.settings.capacity_per_user
-        if capacity is None:
-            return 0
-        rows = self.store.run(user_id, q.active_facts())
-        if len(rows) <= capacity:
-            return 0
-        records = [DecayInput(**_decay_fields(r)) for r in rows]
-        doomed = to_archive(records, capacity, t.now_utc())
-        if doomed:
-            self.store.run(user_id, q.set_archived(doomed, t.now_utc()))
-        return len(doomed)
+            result = temporal.add_fact(self.store, user_id, edge, vectors + ([fact_vector] if fact_vector else []),
+                                       subject=subject, object=obj, single_valued=single_valued)
+            capacity.enforce(self.store, user_id, self.settings.capacity_per_user)
+        return result
 
     def restore(self, user_id: str, fact_uuid: str) -> bool:
-        """Bring an archived fact back into search; False if there was no such fact."""
+        """Bring an archived fact back into search (`graphmem.capacity`).
+
+        :param user_id: whose memory.
+        :param fact_uuid: the archived fact.
+        :returns: False if there was no such user or fact.
+        :raises InvalidInput: a bad user id or uuid.
+        :raises StoreError: FalkorDB failed.
+
+        Example:
+            >>> mem.restore("alice", archived_uuid)
+            True
+        """
         check_user_id(user_id)
         fact_uuid = check_id(fact_uuid, "fact_uuid", MAX_NAME_CHARS)
         if not self.store.has_graph(user_id):
             return False
         with self.store.user_lock(user_id):
-            found = self.store.run(user_id, q.set_archived([fact_uuid], None))
-            self.store.run(user_id, q.bump_version())
-        return bool(found)
-
-    def _merge_entity(self, user_id: str, name: str, vector: np.ndarray) -> str:
-        entity = EntityNode(group_id=user_id, name=name)
-        rows = self.store.run(user_id, q.merge_entity(entity, vector.tolist()))
-        return rows[0]["uuid"]
+            return capacity.restore(self.store, user_id, fact_uuid)
 
     def facts(
         self,
@@ -390,8 +392,14 @@ class Memory:
         *,
         subject: str | None = None,
     ) -> list[FactRecord]:
-        """Facts true at `valid_at` as known at `known_at` (both default to now),
-        optionally only those about `subject`.
+        """Facts true at `valid_at` as known at `known_at` (`temporal.facts_at`).
+
+        :param user_id: whose memory; an unknown user has no facts.
+        :param valid_at: the moment the facts are true at (default now).
+        :param known_at: answer as graphmem knew things then (default now).
+        :param subject: only facts about this entity name.
+        :raises InvalidInput: a bad user id, time or subject.
+        :raises StoreError: FalkorDB failed.
 
         Example:
             >>> [f.object for f in mem.facts("alice", valid_at="2024-04-15")]
@@ -407,9 +415,18 @@ class Memory:
         )
 
     def history(self, user_id: str, entity_or_fact: str) -> Timeline:
-        """Every version of an entity's facts, or of the slot of one fact uuid.
+        """Every version of an entity's facts, or of the slot of one fact uuid
+        (`temporal.history`).
 
-        Raises NotFound when the user, entity or fact does not exist.
+        :param user_id: whose memory.
+        :param entity_or_fact: an entity name or uuid, or a fact uuid.
+        :raises InvalidInput: a bad user id or key.
+        :raises NotFound: the user, entity or fact does not exist.
+        :raises StoreError: FalkorDB failed.
+
+        Example:
+            >>> [v.object for v in mem.history("alice", "alice").versions]
+            ['Beijing', 'Shanghai']
         """
         check_user_id(user_id)
         key = _name(entity_or_fact, "entity_or_fact")
@@ -439,7 +456,7 @@ class Memory:
         chosen = forgetting.parse_selector(selector, confirm=confirm)
         return forgetting.run(
             self.store, user_id, chosen, data_dir=self._data_dir, dry_run=dry_run,
-            cache=getattr(self.extractor, "cache", None), indexes=self._indexes,
+            cache=self._llm_cache, indexes=self._indexes,
         )
 
     def pending_forgets(self) -> list[PendingForget]:
@@ -477,6 +494,6 @@ class Memory:
         check_user_id(user_id)
         report = forgetting.run(
             self.store, user_id, forgetting.Selector(kind="all", value=True), data_dir=self._data_dir,
-            cache=getattr(self.extractor, "cache", None), indexes=self._indexes,
+            cache=self._llm_cache, indexes=self._indexes,
         )
         return report.compacted

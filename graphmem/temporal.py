@@ -1,5 +1,5 @@
-"""Temporal operations on one user's graph: add a fact (merging or superseding),
-read the facts true at T as known at K, and the version history of an entity
+"""Temporal operations on one user's graph: add a fact (merging its endpoints by
+name, then merging or superseding on its slot), read the facts true at T as known at K, and the version history of an entity
 or a fact slot. The decisions are pure (`schema.supersession`, `schema.time`);
 this module fetches, decides, writes."""
 
@@ -12,7 +12,7 @@ from typing import Any
 from graphmem import queries as q
 from graphmem.errors import NotFound
 from graphmem.schema import time as t
-from graphmem.schema.models import FactEdge, new_uuid, normalize_name
+from graphmem.schema.models import EntityNode, FactEdge, new_uuid, normalize_name
 from graphmem.schema.records import AddFactResult, FactRecord, Timeline
 from graphmem.schema.supersession import Placement, plan_placement
 from graphmem.store import Store
@@ -85,6 +85,34 @@ def insert_fact(
     now = now or t.now_utc()
     placement = place(store, user_id, edge, single_valued=single_valued, now=now)
     return apply_placement(store, user_id, edge, embedding, placement, now)
+
+
+def merge_entity(store: Store, user_id: str, name: str, embedding: Sequence[float]) -> str:
+    """The uuid of the entity named `name` (normalised), created with `embedding` if new."""
+    rows = store.run(user_id, q.merge_entity(EntityNode(group_id=user_id, name=name), list(embedding)))
+    return rows[0]["uuid"]
+
+
+def add_fact(
+    store: Store,
+    user_id: str,
+    edge: FactEdge,
+    vectors: Sequence[Sequence[float]],
+    *,
+    subject: str,
+    object: str,
+    single_valued: bool,
+) -> AddFactResult:
+    """`Memory.add_fact` under the lock: merge the subject and object entities by
+    name, point `edge` at them and place it on its slot's timeline (`insert_fact`),
+    then bump the graph version. `vectors` are (subject, object, fact) embeddings;
+    `edge`'s own endpoint uuids are replaced."""
+    source = merge_entity(store, user_id, subject, vectors[0])
+    target = merge_entity(store, user_id, object, vectors[1])
+    placed = edge.model_copy(update={"source_node_uuid": source, "target_node_uuid": target})
+    result = insert_fact(store, user_id, placed, list(vectors[2]), single_valued=single_valued)
+    store.run(user_id, q.bump_version())
+    return result
 
 
 def _at_or_before(moment: datetime | None, k: datetime) -> bool:

@@ -4,15 +4,27 @@ An extractor reads one turn at a time (with a little context) and returns the
 entities it names and the facts it states, with dates already resolved against
 the session time. Names are surface names; resolution against the graph
 happens later (`ingest.entities`, `ingest.facts`).
+
+What else an extractor can do is declared, not discovered: each optional
+ability is a small runtime-checkable protocol (`FactResolver`,
+`EntityResolver`, `Metered`, `RecordsErrors`, `Cached`), and the write path
+asks ``isinstance(extractor, FactResolver)`` instead of probing attributes, so
+a custom extractor opts in by implementing the method and a typo is visible
+to a type checker.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from graphmem.ingest.llm_cache import LLMCache
+    from graphmem.ingest.metering import Meter
+    from graphmem.ingest.prompts.resolve import EntityPair, FactDecision, ResolveCandidate
 
 
 class TurnContext(BaseModel):
@@ -67,3 +79,48 @@ class Extractor(Protocol):
     name: str
 
     def extract(self, turns: Sequence[TurnContext]) -> list[Extraction]: ...
+
+
+@runtime_checkable
+class FactResolver(Protocol):
+    """Decides ADD / MERGE / SUPERSEDE / IGNORE for new facts that have candidates
+    in the graph; without one, the structural rules decide (`ingest.facts`)."""
+
+    def resolve(self, candidates: Sequence[ResolveCandidate]) -> list[FactDecision]: ...
+
+
+@runtime_checkable
+class EntityResolver(Protocol):
+    """Says whether ambiguous name pairs are the same entity; without one,
+    an ambiguous pair stays two entities."""
+
+    def resolve_entities(self, pairs: Sequence[EntityPair]) -> list[bool]: ...
+
+
+@runtime_checkable
+class Metered(Protocol):
+    """Counts its calls and tokens, so a write can report what it cost."""
+
+    meter: Meter
+
+
+class Failure(Protocol):
+    """One answer an extractor gave up on (`ingest.llm.LLMFailure` is one)."""
+
+    stage: str
+    turn_id: str
+    message: str
+
+
+@runtime_checkable
+class RecordsErrors(Protocol):
+    """Appends what it gave up on to ``errors``, so a write can list them."""
+
+    errors: Sequence[Failure]
+
+
+@runtime_checkable
+class Cached(Protocol):
+    """Keeps answers on disk (None: no cache); forgetting must delete them too."""
+
+    cache: LLMCache | None

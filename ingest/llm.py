@@ -33,7 +33,16 @@ import openai
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.errors import ExtractionError
-from graphmem.ingest.extraction import Extraction, TurnContext
+from graphmem.ingest.extraction import (
+    Cached,
+    EntityResolver,
+    Extraction,
+    Extractor,
+    FactResolver,
+    Metered,
+    RecordsErrors,
+    TurnContext,
+)
 from graphmem.ingest.llm_cache import LLMCache, cache_key, text_hash
 from graphmem.ingest.metering import Meter
 from graphmem.ingest.prompts import JSON_OBJECT_FORMAT, ChatMessage, parse_reply
@@ -187,8 +196,11 @@ def _content(completion: Any) -> str:
 # --- the extractor: prompts, cache, validation ---------------------------------
 
 
-class LLMExtractor:
+class LLMExtractor(Extractor, FactResolver, EntityResolver, Metered, RecordsErrors, Cached):
     """`Extractor` backed by an OpenAI-compatible endpoint, plus batched resolution.
+
+    It declares every optional ability of `ingest.extraction`: it resolves facts
+    and entities, meters its calls, records malformed answers and caches them.
 
     One call per turn extracts entities, facts and dates together; `resolve`
     and `resolve_entities` each make one call per batch. Answers are cached

@@ -21,7 +21,17 @@ import numpy as np
 from graphmem import queries as q
 from graphmem.errors import InvalidInput
 from graphmem.ingest.entities import resolve_entities
-from graphmem.ingest.extraction import Extraction, Extractor, TurnContext
+from graphmem.ingest.metering import StageStats, diff
+from graphmem.ingest.extraction import (
+    EntityResolver,
+    Extraction,
+    Extractor,
+    FactResolver,
+    Failure,
+    Metered,
+    RecordsErrors,
+    TurnContext,
+)
 from graphmem.ingest.facts import PlannedFact, resolve_facts
 from graphmem.ingest.turns import SessionIn, episode_uuid, turn_name
 from graphmem.schema import time as t
@@ -164,10 +174,38 @@ def plan_facts(
     return plans
 
 
-def write_session(
-    ctx: IngestContext, user_id: str, session: SessionIn, *, llm=None, ttl: timedelta | None = None
-) -> WriteResult:
-    """Store, extract and resolve one validated session for `user_id`."""
+def write_session(ctx: IngestContext, user_id: str, session: SessionIn, *, ttl: timedelta | None = None) -> WriteResult:
+    """Store, extract and resolve one validated session for `user_id`, then bump the
+    graph version so warm search indexes reload. The caller holds the user's lock.
+
+    When the extractor is `Metered` the result carries this write's LLM calls,
+    cache hits and tokens; when it `RecordsErrors`, the answers it gave up on.
+    """
+    extractor = ctx.extractor
+    meter = extractor.meter if isinstance(extractor, Metered) else None
+    failures = extractor.errors if isinstance(extractor, RecordsErrors) else ()
+    before, seen = (meter.snapshot() if meter else None), len(failures)
+    result = _store_and_extract(ctx, user_id, session, ttl)
+    ctx.store.run(user_id, q.bump_version())
+    used = diff(before, meter.snapshot()).total if meter else None
+    return result.model_copy(update=usage_fields(used, failures[seen:]))
+
+
+def usage_fields(used: StageStats | None, failures: Sequence[Failure]) -> dict:
+    """The `WriteResult` fields for what a write cost and what it gave up on; pure."""
+    fields: dict = {"errors": tuple(f"{f.stage} {f.turn_id}: {f.message}" for f in failures)} if failures else {}
+    if used is not None:
+        fields |= {
+            "llm_calls": used.calls,
+            "llm_cache_hits": used.cache_hits,
+            "llm_prompt_tokens": used.prompt_tokens,
+            "llm_completion_tokens": used.completion_tokens,
+        }
+    return fields
+
+
+def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl: timedelta | None) -> WriteResult:
+    """store episodes -> extract -> resolve entities -> resolve facts -> mark done."""
     now = t.now_utc()
     episodes = build_episodes(user_id, session, now)
     known = {row["uuid"]: row["extracted"] for row in ctx.store.run(user_id, q.existing_episodes([e.uuid for e in episodes]))}
@@ -180,8 +218,8 @@ def write_session(
 
     extractions = ctx.extractor.extract(turn_contexts(episodes, todo))
     names = collect_names(todo, extractions)
-    same_entity = getattr(llm, "resolve_entities", None)
-    same = (lambda pairs: same_entity([_pair(a, b) for a, b in pairs])) if same_entity else None
+    resolver = ctx.extractor if isinstance(ctx.extractor, EntityResolver) else None
+    same = (lambda pairs: resolver.resolve_entities([_pair(a, b) for a, b in pairs])) if resolver else None
     entities = resolve_entities(ctx.store, user_id, names, ctx.embed, now=now, same_entity=same)
 
     mentions = {(e.uuid, entities.uuids[k]) for e, x in zip(todo, extractions) for k in _keys(e, x) if k in entities.uuids}
@@ -193,6 +231,7 @@ def write_session(
     per_episode = [plan_facts(user_id, e, x, entities.uuids, vectors, now, ttl) for e, x in zip(todo, extractions)]
     plans = [p for group in per_episode for p in group]
     _offset_derivations(per_episode)
+    llm = ctx.extractor if isinstance(ctx.extractor, FactResolver) else None
     outcome = resolve_facts(ctx.store, user_id, plans, now=now, llm=llm)
 
     edges_of: dict[str, list[str]] = {e.uuid: [] for e in todo}

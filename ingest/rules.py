@@ -34,7 +34,7 @@ from functools import cached_property
 from graphmem.errors import InvalidInput
 from graphmem.ingest import rule_patterns as P
 from graphmem.ingest.dates import TimeRange, TimeSpan, find_time_spans, resolve
-from graphmem.ingest.extraction import ExtractedEntity, ExtractedFact, Extraction, TurnContext
+from graphmem.ingest.extraction import ExtractedEntity, ExtractedFact, Extraction, Extractor, TurnContext
 
 __all__ = ["RuleExtractor", "extract_turn"]
 
@@ -42,7 +42,7 @@ FAMILY, HEALTH, HOME, WORK, DIETARY, PET, FRIEND, LIKE, PLAN, OWN, EVENT = (
     0.9, 0.9, 0.8, 0.8, 0.7, 0.7, 0.6, 0.5, 0.5, 0.5, 0.4)
 
 
-class RuleExtractor:
+class RuleExtractor(Extractor):
     """Regex rules, offline and deterministic: the same turns give the same facts.
 
     Example:

@@ -9,8 +9,10 @@ order in which candidates were given, so results are deterministic.
 - `node_distance` orders by graph distance from a centre node.
 - `episode_mentions` orders by how many episodes mention a candidate.
 
-`RERANKERS` is the one name -> function table; `get_reranker` looks names up
-in it and its keys make the error text for an unknown name.
+`RERANKERS` is the one `Reranker` -> function table for the rerankers that
+need only ids and signals (the "decay" reranker lives in `retrieval.decay`,
+which reads records); `get_reranker` looks names up in it and its keys make
+the error text for an unknown name.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from graphmem.errors import InvalidInput
+from graphmem.retrieval.recipes import Reranker
 
 __all__ = [
     "RERANKERS",
@@ -174,17 +177,17 @@ def episode_mentions(candidates: Sequence[str], mentions: Mapping[str, int]) -> 
     return _best_first({c: float(mentions.get(c, 0)) for c in _unique(candidates)})
 
 
-RERANKERS: Mapping[str, Callable[..., list[Scored]]] = MappingProxyType(
+RERANKERS: Mapping[Reranker, Callable[..., list[Scored]]] = MappingProxyType(
     {
-        "rrf": rrf,
-        "mmr": mmr,
-        "node_distance": node_distance,
-        "episode_mentions": episode_mentions,
+        Reranker.RRF: rrf,
+        Reranker.MMR: mmr,
+        Reranker.NODE_DISTANCE: node_distance,
+        Reranker.EPISODE_MENTIONS: episode_mentions,
     }
 )
 
 
-def get_reranker(name: str) -> Callable[..., list[Scored]]:
+def get_reranker(name: Reranker | str) -> Callable[..., list[Scored]]:
     """The fuser or reranker registered under `name`.
 
     Raises:

@@ -8,13 +8,51 @@ next to the best hits carry the answer often enough to weigh 0.5).
 Per-call changes go through ``model_copy(update=...)``; nothing here is ever
 mutated, so one caller's tweak cannot leak into the next (Graphiti's `search()`
 writes `limit` into a shared module-level recipe).
+
+List names and rerankers are enums (`FactList`, `TurnList`, `Reranker`): a
+misspelt key fails validation, naming the valid ones, instead of silently
+dropping a candidate list. Valid strings still parse ("bm25" -> FactList.BM25).
+``model_copy(update=...)`` does not validate, so `Memory.search` passes every
+recipe through `validate_recipe` first.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphmem.errors import InvalidInput
+
+
+class FactList(StrEnum):
+    """Candidate lists of facts: BM25 over fact text, MiniLM similarity, and the
+    facts within `bfs_hops` of the entities the question names."""
+
+    BM25 = "bm25"
+    VECTOR = "vector"
+    BFS = "bfs"
+
+
+class TurnList(StrEnum):
+    """Candidate lists of turns: BM25, similarity, the sources of the found facts,
+    the turns mentioning the named entities, and the turns next to the best hits."""
+
+    BM25 = "bm25"
+    VECTOR = "vector"
+    FACTS = "facts"
+    MENTIONS = "mentions"
+    NEIGHBOURS = "neighbours"
+
+
+class Reranker(StrEnum):
+    """How the fused facts are ordered last (`retrieval.fusion`, `retrieval.decay`)."""
+
+    RRF = "rrf"
+    MMR = "mmr"
+    NODE_DISTANCE = "node_distance"
+    DECAY = "decay"
+    EPISODE_MENTIONS = "episode_mentions"
 
 
 class SearchRecipe(BaseModel):
@@ -23,43 +61,68 @@ class SearchRecipe(BaseModel):
     name: str
     candidates: int = Field(50, description="how many candidates each list brings")
     rrf_k: int = Field(5, description="chosen on LoCoMo evidence recall (bench retrieval); 60 scored 0.58 at k=10")
-    fact_weights: dict[str, float] = Field(
-        default_factory=lambda: {"bm25": 1.0, "vector": 1.0, "bfs": 0.5}
+    fact_weights: dict[FactList, float] = Field(
+        default_factory=lambda: {FactList.BM25: 1.0, FactList.VECTOR: 1.0, FactList.BFS: 0.5},
+        description="fact lists to fuse and their RRF weights; a list not named is not searched",
     )
-    turn_weights: dict[str, float] = Field(
-        default_factory=lambda: {"bm25": 1.2, "vector": 1.0, "facts": 0.3, "mentions": 0.1, "neighbours": 0.5}
+    turn_weights: dict[TurnList, float] = Field(
+        default_factory=lambda: {TurnList.BM25: 1.2, TurnList.VECTOR: 1.0, TurnList.FACTS: 0.3,
+                                 TurnList.MENTIONS: 0.1, TurnList.NEIGHBOURS: 0.5},
+        description="turn lists to fuse and their RRF weights; a list not named is not searched",
     )
     bfs_hops: int = 1
     neighbour_seeds: int = Field(3, description="top hits of each turn list whose adjacent turns join")
-    reranker: str = "rrf"
+    reranker: Reranker = Reranker.RRF
     mmr_lambda: float = 0.7
     max_turn_chars: int = 400
     time_filter: bool = Field(True, description="keep facts by the question's time mode; off only for the no_time ablation")
 
 
 HYBRID_RRF = SearchRecipe(name="hybrid_rrf")
-HYBRID_MMR = SearchRecipe(name="hybrid_mmr", reranker="mmr")
+HYBRID_MMR = SearchRecipe(name="hybrid_mmr", reranker=Reranker.MMR)
 BM25_ONLY = SearchRecipe(
-    name="bm25_only", fact_weights={"bm25": 1.0}, turn_weights={"bm25": 1.0, "facts": 0.5}
+    name="bm25_only",
+    fact_weights={FactList.BM25: 1.0},
+    turn_weights={TurnList.BM25: 1.0, TurnList.FACTS: 0.5},
 )
 VECTOR_ONLY = SearchRecipe(
-    name="vector_only", fact_weights={"vector": 1.0}, turn_weights={"vector": 1.0, "facts": 0.5}
+    name="vector_only",
+    fact_weights={FactList.VECTOR: 1.0},
+    turn_weights={TurnList.VECTOR: 1.0, TurnList.FACTS: 0.5},
 )
 GRAPH_HEAVY = SearchRecipe(
     name="graph_heavy",
     bfs_hops=2,
-    fact_weights={"bm25": 1.0, "vector": 1.0, "bfs": 1.0},
-    turn_weights={"bm25": 1.0, "vector": 1.0, "facts": 1.0, "mentions": 0.6, "neighbours": 0.5},
+    fact_weights={FactList.BM25: 1.0, FactList.VECTOR: 1.0, FactList.BFS: 1.0},
+    turn_weights={TurnList.BM25: 1.0, TurnList.VECTOR: 1.0, TurnList.FACTS: 1.0,
+                  TurnList.MENTIONS: 0.6, TurnList.NEIGHBOURS: 0.5},
 )
 
-HYBRID_DECAY = SearchRecipe(name="hybrid_decay", reranker="decay")
+HYBRID_DECAY = SearchRecipe(name="hybrid_decay", reranker=Reranker.DECAY)
 
 RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY, HYBRID_DECAY)}
 DEFAULT_RECIPE = HYBRID_RRF
 
 
 def get_recipe(name: str) -> SearchRecipe:
+    """The named recipe; an unknown name raises `InvalidInput` listing the names."""
     try:
         return RECIPES[name]
     except KeyError:
         raise InvalidInput(f"unknown recipe {name!r}; choose one of {sorted(RECIPES)}") from None
+
+
+def validate_recipe(recipe: SearchRecipe) -> SearchRecipe:
+    """`recipe` validated again, as `model_copy(update=...)` skips validation:
+    string keys become enums and a misspelt one raises `InvalidInput`.
+
+    Example:
+        >>> validate_recipe(HYBRID_RRF.model_copy(update={"fact_weights": {"bm52": 1.0}}))
+        Traceback (most recent call last):
+        graphmem.errors.InvalidInput: invalid search recipe 'hybrid_rrf': fact_weights.bm52.[key]: Input should be 'bm25', 'vector' or 'bfs'
+    """
+    try:
+        return SearchRecipe.model_validate(dict(recipe))
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise InvalidInput(f"invalid search recipe {recipe.name!r}: {problems}") from exc

@@ -22,6 +22,7 @@ from datetime import datetime
 import numpy as np
 
 from graphmem import queries as q
+from graphmem.errors import InvalidInput
 from graphmem import temporal
 from graphmem.retrieval import abstention
 from graphmem.retrieval.decay import decay_rerank
@@ -29,7 +30,7 @@ from graphmem.retrieval.fusion import get_reranker, mmr, rrf
 from graphmem.retrieval.index import UserIndexes, WarmIndexes
 from graphmem.retrieval.packet import MemoryPacket, PacketEpisode, PacketFact, estimate_tokens
 from graphmem.retrieval.query import QueryPlan, analyze
-from graphmem.retrieval.recipes import SearchRecipe
+from graphmem.retrieval.recipes import FactList, Reranker, SearchRecipe, TurnList
 from graphmem.schema import time as t
 from graphmem.schema.records import FactRecord
 from graphmem.store import Store
@@ -65,20 +66,20 @@ def keep_for_mode(record: FactRecord, plan: QueryPlan, now: datetime) -> bool:
 
 
 def _fact_lists(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: QueryPlan, vector, entity_uuids,
-                recipe: SearchRecipe) -> tuple[dict[str, list[str]], float, dict[str, int]]:
-    lists: dict[str, list[str]] = {}
+                recipe: SearchRecipe) -> tuple[dict[FactList, list[str]], float, dict[str, int]]:
+    lists: dict[FactList, list[str]] = {}
     best = 0.0
     distance: dict[str, int] = {}
     n = recipe.candidates
-    if "bm25" in recipe.fact_weights:
-        lists["bm25"] = [s.doc_id for s in idx.facts.search(plan.text, n)]
-    if "vector" in recipe.fact_weights:
+    if FactList.BM25 in recipe.fact_weights:
+        lists[FactList.BM25] = [s.doc_id for s in idx.facts.search(plan.text, n)]
+    if FactList.VECTOR in recipe.fact_weights:
         rows = ctx.store.run(user_id, q.vector_facts(vector, n), read_only=True)
-        lists["vector"] = [r["uuid"] for r in rows]
+        lists[FactList.VECTOR] = [r["uuid"] for r in rows]
         best = max((r["similarity"] for r in rows), default=0.0)
-    if "bfs" in recipe.fact_weights and entity_uuids:
+    if FactList.BFS in recipe.fact_weights and entity_uuids:
         rows = ctx.store.run(user_id, q.facts_near_entities(entity_uuids, recipe.bfs_hops, n), read_only=True)
-        lists["bfs"] = [r["uuid"] for r in rows]
+        lists[FactList.BFS] = [r["uuid"] for r in rows]
         distance = {r["uuid"]: int(r["distance"]) for r in rows}
     return lists, best, distance
 
@@ -98,7 +99,7 @@ def _abstain_signals(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan
     return abstention.AbstainSignals(coverage=covered, masked_similarity=similarity)
 
 
-def _fuse(lists: dict[str, list[str]], weights: dict[str, float], k: int) -> list[str]:
+def _fuse[L: (FactList, TurnList)](lists: dict[L, list[str]], weights: dict[L, float], k: int) -> list[str]:
     names = [name for name in lists if lists[name]]
     return [s.doc_id for s in rrf([lists[n] for n in names], k=k, weights=[weights[n] for n in names])]
 
@@ -117,44 +118,46 @@ def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, re
         relevance = {r.uuid: 1.0 / (i + 1) for i, r in enumerate(kept)}
         order = [s.doc_id for s in mmr([r.uuid for r in kept], relevance, vectors, recipe.mmr_lambda, len(kept))]
         kept = [records[u] for u in order]
-    elif recipe.reranker == "node_distance":
-        kept = [records[s.doc_id] for s in get_reranker("node_distance")([r.uuid for r in kept], distance)]
-    elif recipe.reranker == "decay":
+    elif recipe.reranker == Reranker.NODE_DISTANCE:
+        kept = [records[s.doc_id] for s in get_reranker(Reranker.NODE_DISTANCE)([r.uuid for r in kept], distance)]
+    elif recipe.reranker == Reranker.DECAY:
         kept = [records[s.doc_id] for s in decay_rerank(kept, now)]
-    elif recipe.reranker == "episode_mentions":
+    elif recipe.reranker == Reranker.EPISODE_MENTIONS:
         mentions = {r.uuid: len(r.episodes) for r in kept}
-        kept = [records[s.doc_id] for s in get_reranker("episode_mentions")([r.uuid for r in kept], mentions)]
+        kept = [records[s.doc_id] for s in get_reranker(Reranker.EPISODE_MENTIONS)([r.uuid for r in kept], mentions)]
+    elif recipe.reranker not in (Reranker.RRF, Reranker.MMR):
+        raise InvalidInput(f"search has no step for reranker {recipe.reranker!r}")
     if plan.mode == "historical":
         kept.sort(key=lambda r: r.status == "current")
     return kept[:limit]
 
 
 def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity_uuids, recipe):
-    lists: dict[str, list[str]] = {}
+    lists: dict[TurnList, list[str]] = {}
     n = recipe.candidates
     weights = recipe.turn_weights
     best = 0.0
-    if "bm25" in weights:
-        lists["bm25"] = [s.doc_id for s in idx.episodes.search(plan.text, n)]
-    if "vector" in weights:
+    if TurnList.BM25 in weights:
+        lists[TurnList.BM25] = [s.doc_id for s in idx.episodes.search(plan.text, n)]
+    if TurnList.VECTOR in weights:
         rows = ctx.store.run(user_id, q.vector_episodes(vector, n), read_only=True)
-        lists["vector"] = [r["uuid"] for r in rows]
+        lists[TurnList.VECTOR] = [r["uuid"] for r in rows]
         best = max((r["similarity"] for r in rows), default=0.0)
-    if "facts" in weights:
-        found = {u: i for name in ("vector", "bm25") for i, u in enumerate(lists.get(name, []))}
+    if TurnList.FACTS in weights:
+        found = {u: i for name in (TurnList.VECTOR, TurnList.BM25) for i, u in enumerate(lists.get(name, []))}
         picked = (pick_sources(f.episodes, found, SOURCES_PER_FACT) for f in facts)
-        lists["facts"] = list(dict.fromkeys(u for sources in picked for u in sources))
-    if "mentions" in weights and entity_uuids:
+        lists[TurnList.FACTS] = list(dict.fromkeys(u for sources in picked for u in sources))
+    if TurnList.MENTIONS in weights and entity_uuids:
         rows = ctx.store.run(user_id, q.episodes_mentioning(entity_uuids, n), read_only=True)
-        lists["mentions"] = [r["uuid"] for r in rows]
-    if "neighbours" in weights:
+        lists[TurnList.MENTIONS] = [r["uuid"] for r in rows]
+    if TurnList.NEIGHBOURS in weights:
         top = recipe.neighbour_seeds
-        seeds = list(dict.fromkeys(lists.get("vector", [])[:top] + lists.get("bm25", [])[:top]))
+        seeds = list(dict.fromkeys(lists.get(TurnList.VECTOR, [])[:top] + lists.get(TurnList.BM25, [])[:top]))
         if seeds:
             rows = ctx.store.run(user_id, q.episode_neighbours(seeds), read_only=True)
             rank = {uuid: i for i, uuid in enumerate(seeds)}
             rows.sort(key=lambda r: rank[r["of"]])
-            lists["neighbours"] = list(dict.fromkeys(r["uuid"] for r in rows))
+            lists[TurnList.NEIGHBOURS] = list(dict.fromkeys(r["uuid"] for r in rows))
     return lists, best
 
 
