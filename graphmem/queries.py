@@ -188,6 +188,17 @@ def facts_of_entity(entity_uuid: str) -> Query:
     )
 
 
+def packet_entities(entity_uuids: Sequence[str], fact_uuids: Sequence[str]) -> Query:
+    """Entities by uuid, plus the subjects and objects of the given facts: what a
+    packet lists beside its facts. Unlabelled endpoints for the reason in `facts_by_uuid`."""
+    columns = "n.uuid AS uuid, n.name AS name, n.summary AS summary, n.created_at AS created_at"
+    return Query(
+        f"MATCH (n:Entity) WHERE n.uuid IN $entities RETURN {columns} "
+        f"UNION MATCH (s)-[r:RELATES_TO]->(o) WHERE r.uuid IN $facts UNWIND [s, o] AS n RETURN {columns}",
+        {"entities": list(entity_uuids), "facts": list(fact_uuids)},
+    )
+
+
 def episode_names(uuids: Sequence[str]) -> Query:
     return Query(
         "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.name AS name",
