@@ -205,12 +205,12 @@ def _packet_facts(ctx, user_id: str, records: list[FactRecord], turn_rank: dict[
     ]
 
 
-def _packet_entities(ctx, user_id: str, named: list[str], facts: list[PacketFact], mode: str,
+def _packet_entities(ctx, user_id: str, named: list[str], facts: list[PacketFact], mode: str, now: datetime,
                      known_at: datetime | None) -> list[PacketEntity]:
     """The entities the question names, then those the packet's facts cite, best fact first."""
     if not named and not facts:
         return []
-    rows = ctx.store.run(user_id, q.packet_entities(named, [f.uuid for f in facts]), read_only=True)
+    rows = ctx.store.run(user_id, q.packet_entities(named, [f.uuid for f in facts], now), read_only=True)
     by_uuid = {r["uuid"]: r for r in rows}
     by_name = {r["name"]: r["uuid"] for r in rows}
     cited = [by_name[n] for f in facts for n in (f.subject, f.object) if n in by_name]
@@ -227,12 +227,13 @@ def _packet_entities(ctx, user_id: str, named: list[str], facts: list[PacketFact
 
 def entity_view(row: dict, known_since: datetime | None, named: bool, facts: list[PacketFact], *,
                 today: bool) -> PacketEntity:
-    """One entity as of the query's time: the stored summary describes what is
-    believed today, so only a current-mode question without `known_at` uses it;
-    otherwise the summary is the packet's facts about it, which were kept for the
-    asked time. The span covers those facts."""
-    stored = (row["summary"] or "") if today else ""
-    summary = stored or " ".join(f.fact for f in facts)
+    """One entity as of the query's time. Its live facts (`row["facts"]`) hold at
+    `now` as believed today, so only a current-mode question without `known_at`
+    uses them; otherwise, or when it is the subject of none, the summary is the
+    packet's facts about it, which were kept for the asked time. The span covers
+    those packet facts."""
+    live = " ".join(row["facts"] or []) if today else ""
+    summary = live or " ".join(f.fact for f in facts)
     if len(summary) > SUMMARY_CHARS:
         summary = summary[: SUMMARY_CHARS - 1] + "…"
     starts = [f.valid_at for f in facts]
@@ -302,7 +303,8 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     episodes = _episodes(ctx, user_id, turns, known_at, recipe)
     budget = budget_tokens or TOKENS_PER_RESULT * limit
     packet_facts, episodes, tokens = _fit(packet_facts, episodes, budget)
-    entities = _packet_entities(ctx, user_id, list(dict.fromkeys(named + selves)), packet_facts, plan.mode, known_at)
+    entities = _packet_entities(ctx, user_id, list(dict.fromkeys(named + selves)), packet_facts, plan.mode, now,
+                                known_at)
     entities, with_entities = _fit_entities(entities, tokens, budget)
     tokens = with_entities if entities else tokens
     cited = list(dict.fromkeys([e.turn_id for e in episodes] + [t_ for f in packet_facts for t_ in f.source_turn_ids]))

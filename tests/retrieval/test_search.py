@@ -176,5 +176,14 @@ def test_entities_are_dropped_before_facts_when_the_budget_is_tight(demo):
     roomy = demo.search("demo", "Where do I live?", now=NOW, budget_tokens=1500)
     tight = demo.search("demo", "Where do I live?", now=NOW, budget_tokens=roomy.tokens - 1)
     assert len(roomy.entities) == 2 and len(tight.entities) < 2
-    assert (tight.facts, tight.episodes) == (roomy.facts, roomy.episodes) or not tight.entities
+    assert (tight.facts, tight.episodes) == (roomy.facts, roomy.episodes)
     assert tight.tokens < roomy.tokens and estimate_tokens(tight.to_prompt(tight.tokens)) <= tight.tokens
+
+
+def test_an_expired_fact_does_not_come_back_through_an_entity_summary(demo):
+    demo.add_fact("demo", "user", "stays_at", "Hotel Aurora", fact="User stays at Hotel Aurora.",
+                  valid_at="2024-09-01", expires_at="2024-09-10", single_valued=False)
+    packet = demo.search("demo", "Where do I live?", now=NOW)
+    user = next(e for e in packet.entities if e.name == "user")
+    assert "Shanghai" in user.summary
+    assert "Aurora" not in packet.to_prompt() and "Aurora" not in str(packet.model_dump())
