@@ -56,6 +56,12 @@ def test_every_architecture_cite_names_a_section_that_exists():
     assert not missing, f"cites of sections not in docs/ARCHITECTURE.md: {missing}"
 
 
+def test_no_code_cites_the_design_document_that_is_not_in_the_repo():
+    stale = [str(p.relative_to(ROOT)) for p in tracked() if p.suffix in (".py", ".md") and p.name != "test_docs.py"
+             and "DESIGN \u00a7" in p.read_text(errors="replace")]
+    assert not stale, f"cite docs/ARCHITECTURE.md (ARCHITECTURE \u00a7N) instead of DESIGN in: {stale}"
+
+
 def test_every_main_dependency_is_imported_by_a_shipped_module():
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     sources = "\n".join(p.read_text() for p in tracked(*PACKAGES) if p.suffix == ".py")
