@@ -3,7 +3,7 @@
 Each ranks the turns of one conversation for a question and returns turn ids,
 best first: BM25 over "speaker: text", MiniLM cosine over the same strings,
 and their reciprocal-rank fusion. They are the floor graphmem must beat
-(DESIGN §10).
+(ARCHITECTURE §10).
 
 Example:
     >>> embedder = default_embedder()

@@ -1,6 +1,6 @@
 """`Memory.search`: question -> candidate lists -> fusion -> time filter -> packet.
 
-Candidates come from three places (DESIGN §6): BM25 over facts and turns,
+Candidates come from three places (ARCHITECTURE §6): BM25 over facts and turns,
 MiniLM similarity over facts and turns (FalkorDB vector indexes), and the graph
 (facts around the entities the question names; turns that mention them; the
 turns next to the best hits). Lists are fused by weighted RRF, facts are then
