@@ -7,7 +7,7 @@
    (averaged over questions with at least one gold turn that exists),
    all-gold@k the share of questions whose every gold turn is there.
 2. Beside it, baselines over the raw turns (`bench.baselines`): BM25, MiniLM
-   and their RRF (DESIGN §10 measured RRF ~0.60 at k=10).
+   and their RRF (ARCHITECTURE §10 measured RRF ~0.60 at k=10).
 3. Graphiti's own search (`COMBINED_HYBRID_SEARCH_RRF`, limit 25) over the same
    graphs. Its results map to turn ids like this: an episode result is its
    `name` (graphmem stores the turn id there); an edge result gives the names

@@ -3,7 +3,7 @@
 Each ranks the turns of one conversation for a question and returns turn ids,
 best first: BM25 over "speaker: text", MiniLM cosine over the same strings,
 and their reciprocal-rank fusion. They are the floor graphmem must beat
-(DESIGN §10); the naive RAG system (`evals/systems/rag.py`) is their tuned RRF,
+(ARCHITECTURE §10); the naive RAG system (`evals/systems/rag.py`) is their tuned RRF,
 and `make bench` reads them from here.
 
 Example:

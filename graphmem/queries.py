@@ -188,6 +188,25 @@ def facts_of_entity(entity_uuid: str) -> Query:
     )
 
 
+def packet_entities(entity_uuids: Sequence[str], fact_uuids: Sequence[str], now: datetime) -> Query:
+    """Entities by uuid plus the subjects and objects of the given facts, each with
+    up to five facts it is the subject of that hold at `now` and are still in
+    search (not expired, not archived, not past `expires_at`). The stored summary
+    is not used: it keeps facts whose `expires_at` has passed, which search must
+    not show. Unlabelled endpoints for the reason in `facts_by_uuid`."""
+    live = (f"{t.current_cypher('f')} AND f.archived_at IS NULL AND "
+            f"(toString(f.expires_at) IS NULL OR toString(f.expires_at) > $now) AND {t.true_at_cypher('f', 'now')}")
+    return Query(
+        "OPTIONAL MATCH (s)-[r:RELATES_TO]->(o) WHERE r.uuid IN $facts "
+        "WITH collect(s.uuid) + collect(o.uuid) + $entities AS ids "
+        "MATCH (n:Entity) WHERE n.uuid IN ids "
+        f"OPTIONAL MATCH (n)-[f:RELATES_TO]->() WHERE {live} "
+        "WITH n, collect(f.fact)[0..5] AS facts "
+        "RETURN n.uuid AS uuid, n.name AS name, n.created_at AS created_at, facts",
+        {"entities": list(entity_uuids), "facts": list(fact_uuids), "now": t.encode(now)},
+    )
+
+
 def episode_names(uuids: Sequence[str]) -> Query:
     return Query(
         "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.name AS name",

@@ -2,7 +2,7 @@
 
 "I moved here last month" is only meaningful next to the date it was said, so
 every expression resolves against a *reference* (the session time of the
-episode, or a query's ``now``) and never against the wall clock (DESIGN §4).
+episode, or a query's ``now``) and never against the wall clock (ARCHITECTURE §4).
 
 Finding and resolving are separate steps. Finding is one precompiled regex,
 cheap enough to run on every sentence of every turn; ``dateparser.search`` is

@@ -1,6 +1,6 @@
 """Entity resolution: map the names a write mentions to entities in the graph.
 
-Cheapest evidence first (DESIGN §5):
+Cheapest evidence first (ARCHITECTURE §5):
 1. the normalised name or a recorded alias matches an entity exactly;
 2. the name's embedding is very close to an entity's (cosine >= AUTO_MERGE):
    same entity, and the name is recorded as an alias - unless the names carry

@@ -1,6 +1,6 @@
 """Per-stage counters for LLM work: calls, cache hits, tokens, latency, failures.
 
-Why: DESIGN §5 asks every stage to meter what it costs, so a write can report
+Why: ARCHITECTURE §5 asks every stage to meter what it costs, so a write can report
 how many requests and tokens it spent and an eval can compare runs. A `Meter`
 is shared by whatever does the calls (the LLM client, the extractor) and read
 as immutable snapshots, so a caller measures a span of work with

@@ -190,7 +190,7 @@ UNTIL = re.compile(r"^\s*(until|till|til)\b", re.I)
 
 
 def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:
-    """'... until Friday': the fact holds until then, so it expires then (DESIGN §7)."""
+    """'... until Friday': the fact holds until then, so it expires then (ARCHITECTURE §7)."""
     if not s.spans:
         return None
     left, right = s.clause(*draft.span)

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 CHARS_PER_TOKEN = 4
+ENTITIES_TITLE = "ENTITIES (as of the question's time):"
 
 
 def estimate_tokens(text: str) -> int:
@@ -53,13 +54,31 @@ class PacketFact(BaseModel):
 
 
 class PacketEntity(BaseModel):
+    """An entity the question names or a packet fact cites, as of the query's time.
+
+    ``summary``: in the current mode the stored summary (the entity's current
+    facts), else the packet's facts about it; in the historical and as-of modes
+    always the packet's facts, which were kept for that time, because the stored
+    summary describes today. ``valid_at``/``invalid_at``: the span of the packet's
+    facts that cite it (None/None when none does). ``known_since``: when graphmem
+    first stored it (system time)."""
+
     model_config = ConfigDict(frozen=True)
 
+    uuid: str = ""
     name: str
     summary: str = ""
+    known_since: datetime | None = None
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    named_in_question: bool = False
+    fact_uuids: tuple[str, ...] = Field((), description="the packet's facts that cite it, best first")
 
     def line(self) -> str:
-        return f"- {self.name}: {self.summary}" if self.summary else f"- {self.name}"
+        span = f"[{_day(self.valid_at)} -> {_day(self.invalid_at)}] " if self.fact_uuids else ""
+        known = f" (known since {_day(self.known_since)})" if self.known_since else ""
+        text = f": {self.summary}" if self.summary else ""
+        return f"- {span}{self.name}{known}{text}"
 
 
 class PacketEpisode(BaseModel):
@@ -99,13 +118,16 @@ class MemoryPacket(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
     def to_prompt(self, budget_tokens: int = 1500) -> str:
-        """Dated lines with sources, most relevant first, within `budget_tokens`."""
+        """Dated lines with sources, most relevant first, within `budget_tokens`.
+
+        Entities come last: they restate what the facts say, so a tight budget
+        drops them before any fact or evidence turn."""
         if self.abstain:
             return f"MEMORY: nothing relevant was ever said ({self.reason})."
         sections = [
             ("FACTS (valid from -> until):", [f.line() for f in self.facts]),
-            ("ENTITIES:", [e.line() for e in self.entities]),
             ("EVIDENCE TURNS:", [e.line() for e in self.episodes]),
+            (ENTITIES_TITLE, [e.line() for e in self.entities]),
         ]
         out: list[str] = []
         used = 0

@@ -1,6 +1,6 @@
 """`Memory.search`: question -> candidate lists -> fusion -> time filter -> packet.
 
-Candidates come from three places (DESIGN §6): BM25 over facts and turns,
+Candidates come from three places (ARCHITECTURE §6): BM25 over facts and turns,
 MiniLM similarity over facts and turns (FalkorDB vector indexes), and the graph
 (facts around the entities the question names; turns that mention them; the
 turns next to the best hits). Lists are fused by weighted RRF, facts are then
@@ -28,7 +28,9 @@ from graphmem.retrieval import abstention
 from graphmem.retrieval.decay import decay_rerank
 from graphmem.retrieval.fusion import get_reranker, mmr, rrf
 from graphmem.retrieval.index import UserIndexes, WarmIndexes
-from graphmem.retrieval.packet import MemoryPacket, PacketEpisode, PacketFact, estimate_tokens
+from graphmem.retrieval.packet import (
+    ENTITIES_TITLE, MemoryPacket, PacketEntity, PacketEpisode, PacketFact, estimate_tokens,
+)
 from graphmem.retrieval.query import QueryPlan, analyze
 from graphmem.retrieval.recipes import FactList, Reranker, SearchRecipe, TurnList
 from graphmem.schema import time as t
@@ -38,6 +40,8 @@ from graphmem.store import Store
 TOKENS_PER_RESULT = 150
 SOURCES_PER_FACT = 3
 SELF_KEYS = ("user",)
+MAX_ENTITIES = 8
+SUMMARY_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -204,6 +208,47 @@ def _packet_facts(ctx, user_id: str, records: list[FactRecord], turn_rank: dict[
     ]
 
 
+def _packet_entities(ctx, user_id: str, named: list[str], facts: list[PacketFact], mode: str, now: datetime,
+                     known_at: datetime | None) -> list[PacketEntity]:
+    """The entities the question names, then those the packet's facts cite, best fact first."""
+    if not named and not facts:
+        return []
+    rows = ctx.store.run(user_id, q.packet_entities(named, [f.uuid for f in facts], now), read_only=True)
+    by_uuid = {r["uuid"]: r for r in rows}
+    by_name = {r["name"]: r["uuid"] for r in rows}
+    cited = [by_name[n] for f in facts for n in (f.subject, f.object) if n in by_name]
+    entities = []
+    for uuid in list(dict.fromkeys([u for u in named if u in by_uuid] + cited))[:MAX_ENTITIES]:
+        row = by_uuid[uuid]
+        known_since = t.decode(row["created_at"]) if row["created_at"] else None
+        if known_at is not None and known_since is not None and known_since > known_at:
+            continue
+        cites = [f for f in facts if row["name"] in (f.subject, f.object)]
+        entities.append(entity_view(row, known_since, uuid in named, cites, today=mode == "current" and known_at is None))
+    return entities
+
+
+def entity_view(row: dict, known_since: datetime | None, named: bool, facts: list[PacketFact], *,
+                today: bool) -> PacketEntity:
+    """One entity as of the query's time. Its live facts (`row["facts"]`) hold at
+    `now` as believed today, so only a current-mode question without `known_at`
+    uses them; otherwise, or when it is the subject of none, the summary is the
+    packet's facts about it, which were kept for the asked time. The span covers
+    those packet facts."""
+    live = " ".join(row["facts"] or []) if today else ""
+    summary = live or " ".join(f.fact for f in facts)
+    if len(summary) > SUMMARY_CHARS:
+        summary = summary[: SUMMARY_CHARS - 1] + "…"
+    starts = [f.valid_at for f in facts]
+    ends = [f.invalid_at for f in facts]
+    return PacketEntity(
+        uuid=row["uuid"], name=row["name"], summary=summary, known_since=known_since, named_in_question=named,
+        valid_at=None if not starts or None in starts else min(starts),
+        invalid_at=None if not ends or None in ends else max(ends),
+        fact_uuids=tuple(f.uuid for f in facts),
+    )
+
+
 def _fit(facts: list[PacketFact], episodes: list[PacketEpisode], budget: int):
     """Drop the least relevant lines until the rendered packet fits `budget` tokens.
 
@@ -217,6 +262,20 @@ def _fit(facts: list[PacketFact], episodes: list[PacketEpisode], budget: int):
         else:
             facts.pop()
     return facts, episodes, cost()
+
+
+def _fit_entities(entities: list[PacketEntity], used: int, budget: int) -> tuple[list[PacketEntity], int]:
+    """Entities take what the facts and turns left of the budget: they restate
+    the facts, so they are the first thing a tight budget drops."""
+    kept: list[PacketEntity] = []
+    used += estimate_tokens(ENTITIES_TITLE) + 1
+    for entity in entities:
+        cost = estimate_tokens(entity.line()) + 1
+        if used + cost > budget:
+            break
+        kept.append(entity)
+        used += cost
+    return kept, used
 
 
 def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as_of: datetime | None,
@@ -245,12 +304,17 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
                             timings_ms={"total": (time.perf_counter() - started) * 1000})
     packet_facts = _packet_facts(ctx, user_id, facts, {u: i for i, u in enumerate(ranked_turns)})
     episodes = _episodes(ctx, user_id, turns, known_at, recipe)
-    packet_facts, episodes, tokens = _fit(packet_facts, episodes, budget_tokens or TOKENS_PER_RESULT * limit)
+    budget = budget_tokens or TOKENS_PER_RESULT * limit
+    packet_facts, episodes, tokens = _fit(packet_facts, episodes, budget)
+    entities = _packet_entities(ctx, user_id, list(dict.fromkeys(named + selves)), packet_facts, plan.mode, now,
+                                known_at)
+    entities, with_entities = _fit_entities(entities, tokens, budget)
+    tokens = with_entities if entities else tokens
     cited = list(dict.fromkeys([e.turn_id for e in episodes] + [t_ for f in packet_facts for t_ in f.source_turn_ids]))
     if packet_facts:
         ctx.store.run(user_id, q.touch_facts([f.uuid for f in packet_facts], t.now_utc()))
     return MemoryPacket(
-        query=query, mode=plan.mode, facts=tuple(packet_facts), episodes=tuple(episodes),
+        query=query, mode=plan.mode, facts=tuple(packet_facts), episodes=tuple(episodes), entities=tuple(entities),
         cited_turn_ids=tuple(cited), tokens=tokens, best_similarity=best,
         topic_coverage=signals.coverage, masked_similarity=signals.masked_similarity,
         timings_ms={"total": (time.perf_counter() - started) * 1000},

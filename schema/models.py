@@ -1,4 +1,4 @@
-"""The graph's nodes and edges, with Graphiti 0.31's property names (DESIGN §3).
+"""The graph's nodes and edges, with Graphiti 0.31's property names (ARCHITECTURE §3).
 
 These are plain data: no `save()`. `to_props()` gives the dict stored in FalkorDB
 (times encoded by `schema.time.encode`, embeddings left out because the query

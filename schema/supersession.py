@@ -6,7 +6,7 @@ A slot is (subject, predicate) for predicates that hold one value at a time
 open) and ``invalidated_by``. Sessions may arrive out of order, so the incoming
 fact is placed by its start time: facts that started earlier and overlap it are
 closed at its start; if a later fact already exists, the incoming one is closed
-at that fact's start (DESIGN §4).
+at that fact's start (ARCHITECTURE §4).
 
 `plan_placement` does this for restatements too: every statement says its value
 holds at its own time, so a restatement is merged only where no other value was

@@ -4,7 +4,7 @@ One encoding everywhere: ISO-8601 in UTC with microseconds and ``+00:00``
 (``2024-03-01T00:00:00.000000+00:00``). Fixed width means FalkorDB can compare
 times as strings and get the same answer as Python comparing datetimes.
 
-Two time axes (DESIGN §4):
+Two time axes (ARCHITECTURE §4):
 
 - valid time, ``valid_at`` / ``invalid_at``: when the fact holds in the world.
   A null ``valid_at`` is an open start, a null ``invalid_at`` an open end.

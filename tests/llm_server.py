@@ -1,4 +1,4 @@
-"""A scripted OpenAI-compatible HTTP server for tests (DESIGN §8: tests never call
+"""A scripted OpenAI-compatible HTTP server for tests (ARCHITECTURE §8: tests never call
 the network; the LLM path runs against a local server with scripted replies).
 
 `ScriptedLLM` is a real HTTP server on 127.0.0.1 (ephemeral port, own thread)

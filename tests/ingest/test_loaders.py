@@ -141,7 +141,7 @@ def test_locomo_question_time_is_last_session(locomo):
 
 
 def _design_write(user_id, turns, session_time, session_id=None):
-    """Memory.write as DESIGN §2 states it (until Memory.write exists to check too)."""
+    """Memory.write as ARCHITECTURE §2 states it (until Memory.write exists to check too)."""
 
 
 def test_write_args_fit_memory_write(locomo):

@@ -139,3 +139,52 @@ def test_a_fact_restated_in_many_sessions_leaves_room_for_the_evidence(memory):
 def test_a_packet_that_does_not_abstain_keeps_its_best_line_over_any_budget(demo):
     packet = demo.search("demo", "Where do I live?", now=NOW, budget_tokens=1)
     assert not packet.abstain and len(packet.facts) + len(packet.episodes) == 1
+
+
+def test_packet_lists_the_user_and_the_city_with_summaries(demo):
+    packet = demo.search("demo", "Where do I live?", now=NOW)
+    entities = {e.name: e for e in packet.entities}
+    assert {"user", "Shanghai"} <= set(entities) and "Beijing" not in entities
+    assert all("Shanghai" in entities[name].summary for name in ("user", "Shanghai"))
+    assert entities["Shanghai"].fact_uuids and set(entities["Shanghai"].fact_uuids) <= {f.uuid for f in packet.facts}
+    assert entities["Shanghai"].valid_at.strftime("%Y-%m") == "2024-06" and entities["Shanghai"].invalid_at is None
+    assert entities["Shanghai"].known_since is not None
+    assert "ENTITIES" in packet.to_prompt() and "- [2024-06-01 -> ...] Shanghai" in packet.to_prompt()
+    assert {e["name"] for e in packet.model_dump(mode="json")["entities"]} >= {"user", "Shanghai"}
+
+
+def test_packet_entities_are_as_of_the_asked_time(demo):
+    packet = demo.search("demo", "Where did I live in April?", now=NOW)
+    entities = {e.name: e for e in packet.entities}
+    assert "Beijing" in entities and "Shanghai" not in entities
+    assert "Shanghai" not in entities["user"].summary and "Beijing" in entities["user"].summary
+    assert entities["Beijing"].invalid_at.strftime("%Y-%m") == "2024-06"
+
+
+def test_an_unknown_entity_is_not_invented(demo):
+    packet = demo.search("demo", "Do I still live in Shanghai or in Zorblaxtown?", now=NOW)
+    assert not packet.abstain
+    assert {e.name for e in packet.entities} == {"user", "Shanghai"}
+    assert "Zorblax" not in packet.to_prompt().split("ENTITIES")[-1]
+
+
+def test_abstaining_packets_list_no_entities(demo):
+    packet = demo.search("demo", "What is my daughter's name?", now=NOW)
+    assert packet.abstain and packet.entities == ()
+
+
+def test_entities_are_dropped_before_facts_when_the_budget_is_tight(demo):
+    roomy = demo.search("demo", "Where do I live?", now=NOW, budget_tokens=1500)
+    tight = demo.search("demo", "Where do I live?", now=NOW, budget_tokens=roomy.tokens - 1)
+    assert len(roomy.entities) == 2 and len(tight.entities) < 2
+    assert (tight.facts, tight.episodes) == (roomy.facts, roomy.episodes)
+    assert tight.tokens < roomy.tokens and estimate_tokens(tight.to_prompt(tight.tokens)) <= tight.tokens
+
+
+def test_an_expired_fact_does_not_come_back_through_an_entity_summary(demo):
+    demo.add_fact("demo", "user", "stays_at", "Hotel Aurora", fact="User stays at Hotel Aurora.",
+                  valid_at="2024-09-01", expires_at="2024-09-10", single_valued=False)
+    packet = demo.search("demo", "Where do I live?", now=NOW)
+    user = next(e for e in packet.entities if e.name == "user")
+    assert "Shanghai" in user.summary
+    assert "Aurora" not in packet.to_prompt() and "Aurora" not in str(packet.model_dump())
