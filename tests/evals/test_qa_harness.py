@@ -315,9 +315,7 @@ def _uid(conversation_id: str) -> str:
 
 def make_factory(embedder):
     def factory(name, config):
-        local = {"graphmem": lambda: GraphmemLLM(name, config, embedder), "full_context": lambda: FullContext(name, config),
-                 "rag": lambda: Rag(name, config), "filesystem": lambda: Files(name, config)}
-        return local[name]() if name in local else default_factory(name, config)
+        return default_factory(name, config)
 
     return factory
 
