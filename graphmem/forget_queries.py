@@ -145,5 +145,6 @@ def all_seeds() -> Query:
 
 def expired_facts(now: str) -> Query:
     return Query(
-        "MATCH ()-[r:RELATES_TO]->() WHERE toString(r.expires_at) <= $now RETURN r.uuid AS uuid", {"now": now}
+        "MATCH (s)-[r:RELATES_TO]->() WHERE toString(r.expires_at) <= $now RETURN r.uuid AS uuid, s.uuid AS subject",
+        {"now": now},
     )
