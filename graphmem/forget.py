@@ -326,8 +326,9 @@ def store_identity(store: Store) -> str:
 
 
 def audit_value(data_dir: Path, selector: Selector) -> object:
-    """What the audit line may say about the selector: text keyed-hashed, ids as they are."""
-    if selector.kind in ("text", "entity"):
+    """What the audit line may say about the selector: caller-chosen strings (a text,
+    a name, a session id such as "beijing") keyed-hashed, fact uuids as they are."""
+    if selector.kind in ("text", "entity", "session_id"):
         return journal.keyed_hash(data_dir, str(selector.value))
     if selector.kind == "between":
         return [t.encode(v) for v in selector.value]
