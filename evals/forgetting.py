@@ -303,7 +303,7 @@ class Observation(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    texts: dict[str, list[str]]  # check -> texts where a string is looked for
+    texts: dict[str, list[tuple[str, str]]]  # check -> (where, text) pairs a string is looked for in
     cited: frozenset[str] = frozenset()
     derived_cache_keys: tuple[str, ...] = ()
     has_cache: bool = False
@@ -353,17 +353,17 @@ def observe(mem: Memory, item: ForgettingItem, entities: Sequence[str], *, remov
     packets, cited = [], set()
     for question in item.ask:
         packet = mem.search(user, question, now=item.now, limit=ASK_LIMIT, budget_tokens=PACKET_TOKENS)
-        packets.append(f"packet for {question!r}: {packet.to_prompt(budget_tokens=PACKET_TOKENS)}")
+        packets.append((f"the packet for {question!r}", packet.to_prompt(budget_tokens=PACKET_TOKENS)))
         cited.update(packet.cited_turn_ids)
     moments = [None, *(s.session_time for s in item.sessions)]
-    facts = {f"fact {f.fact} | {f.subject} | {f.object}" for m in moments for f in mem.facts(user, valid_at=m)}
+    facts = {("Memory.facts", f"{f.fact} | {f.subject} | {f.object}") for m in moments for f in mem.facts(user, valid_at=m)}
     history = []
     for name in entities:
         try:
             versions = mem.history(user, name).versions
         except GraphMemError:  # the entity is gone
             continue
-        history += [f"history of {name!r}: {v.fact} | {v.subject} | {v.object}" for v in versions]
+        history += [(f"Memory.history({name!r})", f"{v.fact} | {v.subject} | {v.object}") for v in versions]
     data_dir = Path(mem.settings.data_dir).expanduser()
     files = sorted(p for p in data_dir.rglob("*") if p.is_file())
     cache_dir = data_dir / CACHE_DIR
@@ -376,18 +376,18 @@ def observe(mem: Memory, item: ForgettingItem, entities: Sequence[str], *, remov
     )
 
 
-def _file_text(path: Path, data_dir: Path) -> str:
-    return f"file {path.relative_to(data_dir)}: " + path.read_bytes().decode("latin-1")
+def _file_text(path: Path, data_dir: Path) -> tuple[str, str]:
+    return f"file {path.relative_to(data_dir)}", path.read_bytes().decode("latin-1")
 
 
-def _graph_texts(mem: Memory, item: ForgettingItem) -> list[str]:
+def _graph_texts(mem: Memory, item: ForgettingItem) -> list[tuple[str, str]]:
     """One line per node or edge property holding a forgotten string (turn text aside for expiry)."""
     lines = []
     for needle in item.forgotten:
         for hit in mem.inspect().contains_text(item.user_id, needle):
             if item.kind == "expiry" and hit.label == "Episodic":
                 continue
-            lines.append(f"graph {hit.element} {hit.label}.{hit.field} ({hit.uuid}): {needle}")
+            lines.append((f"the graph, {hit.element} {hit.label}.{hit.field} ({hit.uuid})", needle))
     return lines
 
 
@@ -437,7 +437,7 @@ def judge(item: ForgettingItem, before: Observation, after: Observation | None, 
         checks[name] = False
     final = after or before
     for needle in item.kept:
-        if not _where(needle, [t for t in final.texts["search"]]):
+        if not _where(needle, final.texts["search"]):
             fail("kept", f"{needle!r} in no packet of {list(item.ask)}")
     deleted = {} if report is None else {
         k: int(getattr(report, k, 0)) for k in ("facts_deleted", "episodes_deleted", "entities_deleted")}
@@ -465,13 +465,12 @@ def _selects_something(item: ForgettingItem, facts: Sequence[str]) -> bool:
     return key == "all" or key == "fact"
 
 
-def _where(needle: str, texts: Sequence[str]) -> str:
+def _where(needle: str, texts: Sequence[tuple[str, str]]) -> str:
     """Where `needle` occurs (case-insensitively), with a little context; '' when nowhere."""
     pattern = re.compile(re.escape(needle), re.IGNORECASE)
-    for text in texts:
+    for label, text in texts:
         found = pattern.search(text)
         if found:
-            label = text.split(":", 1)[0]
             return f"in {label}: ...{_context(text, found)}..."
     return ""
 
