@@ -413,7 +413,7 @@ def judge(item: ForgettingItem, before: Observation, after: Observation | None, 
         for needle in item.forgotten:
             if not _where(needle, before.texts[name]):
                 fail(name, f"{needle!r} not found by {name} before forgetting: the item proves nothing")
-    if item.forget is not None and not _selects_something(item, before.texts["facts"]):
+    if item.forget is not None and not _selects_something(item, [text for _, text in before.texts["facts"]]):
         fail("selector", f"the selector {item.forget} matches no turn, fact or session")
     checks: dict[str, bool | None] = {name: (None if not applies[name] else True) for name in CHECKS}
     if after is not None:

@@ -29,7 +29,7 @@ def _history(mem, user):
         return ()
 
 
-def episodes(mem, user):
+def episode_count(mem, user):
     return mem.inspect().counts(user).episodes
 
 
@@ -42,11 +42,11 @@ def family(memory):
 
 
 def test_dry_run_reports_and_changes_nothing(family):
-    facts, episodes = family.facts("u"), episodes(family, "u")
+    facts, episodes = family.facts("u"), episode_count(family, "u")
     report = family.forget("u", {"text": "Lily"}, dry_run=True)
     assert report.dry_run and report.facts_deleted >= 1 and report.episodes_deleted == 1
     assert report.turn_ids == ("s1#0",) and "Lily" in report.entities
-    assert family.facts("u") == facts and episodes(family, "u") == episodes
+    assert family.facts("u") == facts and episode_count(family, "u") == episodes
     real = family.forget("u", {"text": "Lily"})
     assert (real.facts, real.episodes, real.entities) == (report.facts, report.episodes, report.entities)
 
