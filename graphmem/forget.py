@@ -13,7 +13,8 @@ Cascade (`cascade`), decided on a snapshot of the graph:
   ("forget that I moved to Shanghai" leaves Beijing as the current home).
 Then: surviving facts drop references to deleted turns, summaries of touched
 entities are rebuilt, warm indexes, FalkorDB's query telemetry and LLM-cache
-entries for the deleted turns are dropped, the store is compacted (AOF rewrite +
+entries derived from the deleted turns, facts and names (and any unreadable
+cache file) are dropped, the store is compacted (AOF rewrite +
 snapshot) so the text is gone from the data files too, and an audit line
 (selector kind, time, counts, a keyed hash of a text; never content) is appended.
 A dry run stops after the preview.
@@ -31,6 +32,7 @@ import logging
 import re
 import time
 import uuid
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,7 +42,8 @@ from graphmem import forget_journal as journal
 from graphmem import forget_queries as fq
 from graphmem import queries as q
 from graphmem.errors import GraphMemError
-from graphmem.ingest.llm_cache import LLMCache, text_hash
+from graphmem.ingest.llm_cache import LLMCache
+from graphmem.inspect import Inspector
 from graphmem.errors import InvalidInput, StoreError
 from graphmem.schema import time as t
 from graphmem.schema.models import normalize_name
@@ -280,6 +283,7 @@ class Plan(BaseModel):
     reopen: tuple[str, ...] = ()
     entities: dict[str, str] = {}
     turns: tuple[tuple[str, str], ...] = ()
+    derived_texts: tuple[str, ...] = ()  # deleted facts' text, deleted entities' names and aliases
 
     @property
     def empty(self) -> bool:
@@ -300,7 +304,18 @@ def plan(store: Store, user_id: str, selector: Selector) -> Plan:
     return Plan(
         facts=tuple(sorted(doomed)), episodes=tuple(sorted(episodes)), reopen=tuple(sorted(reopen)),
         entities=entities, turns=tuple(sorted((r["turn_id"], r["content"]) for r in turns)),
+        derived_texts=_derived_texts(store, user_id, doomed, set(entities)),
     )
+
+
+def _derived_texts(store: Store, user_id: str, facts: set[str], entities: set[str]) -> tuple[str, ...]:
+    """The texts LLM-cache entries may be keyed by besides the turns: deleted facts and names."""
+    if not (facts or entities):
+        return ()
+    inspector = Inspector(store)
+    texts = {f.fact for f in inspector.facts(user_id) if f.uuid in facts}
+    texts |= {name for e in inspector.entities(user_id) if e.uuid in entities for name in (e.name, *e.aliases)}
+    return tuple(sorted(texts))
 
 
 def preview(selector: Selector, chosen: Plan, *, dry_run: bool) -> ForgetReport:
@@ -318,8 +333,9 @@ def store_identity(store: Store) -> str:
 
 
 def audit_value(data_dir: Path, selector: Selector) -> object:
-    """What the audit line may say about the selector: text keyed-hashed, ids as they are."""
-    if selector.kind in ("text", "entity"):
+    """What the audit line may say about the selector: caller-chosen strings (a text,
+    a name, a session id such as "beijing") keyed-hashed, fact uuids as they are."""
+    if selector.kind in ("text", "entity", "session_id"):
         return journal.keyed_hash(data_dir, str(selector.value))
     if selector.kind == "between":
         return [t.encode(v) for v in selector.value]
@@ -327,11 +343,11 @@ def audit_value(data_dir: Path, selector: Selector) -> object:
 
 
 def cache_keys(cache: LLMCache | None, texts: list[str]) -> tuple[str, ...]:
-    """Keys of the LLM-cache entries built from any of these turns."""
+    """Keys of the LLM-cache entries built from any of these texts, directly or
+    through another entry's answer (see `LLMCache.derived_from`)."""
     if cache is None or not texts:
         return ()
-    hashes = {text_hash(text) for text in texts}
-    return tuple(sorted(e.key for e in cache.entries() if not hashes.isdisjoint(e.text_hashes)))
+    return cache.derived_from(texts)
 
 
 def intent_for(store: Store, user_id: str, selector: Selector, chosen: Plan, *, data_dir: Path,
@@ -341,7 +357,7 @@ def intent_for(store: Store, user_id: str, selector: Selector, chosen: Plan, *, 
         audit_value=audit_value(data_dir, selector), created_at=t.now_utc(), facts=chosen.facts,
         episodes=chosen.episodes, reopen=chosen.reopen, entities=tuple(sorted(chosen.entities)),
         drop_graph=selector.kind == "all", cache_dir=str(cache.directory) if cache is not None else None,
-        cache_keys=cache_keys(cache, [content for _, content in chosen.turns]),
+        cache_keys=cache_keys(cache, [content for _, content in chosen.turns] + list(chosen.derived_texts)),
     )
 
 
@@ -389,7 +405,7 @@ def finish(store: Store, intent: journal.Intent, *, data_dir: Path, indexes: Ind
     store.clear_telemetry(intent.user_id)
     if indexes is not None:
         indexes.drop(intent.user_id)
-    removed = sum(LLMCache(intent.cache_dir).delete(k) for k in intent.cache_keys) if intent.cache_dir else 0
+    removed = _clear_cache(intent)
     _step(intent, "compacting")
     compact(store, data_dir if store.embedded else None)
     _step(intent, "compacted")
@@ -419,6 +435,35 @@ def apply(store: Store, intent: journal.Intent) -> None:
         run_query(fq.delete_entities(intent.entities))
     run_query(q.rebuild_summaries())
     run_query(q.bump_version())
+
+
+def purge(store: Store, user_id: str, moment: datetime) -> int:
+    """Delete the facts whose expiry passed at `moment`; how many were.
+
+    Entities left with no fact and no mention go too, and the summaries of the
+    subjects of purged facts are rebuilt, so no expired text lives on in
+    `Entity.summary` or a name. The caller holds the user lock.
+    """
+    rows = store.run(user_id, fq.expired_facts(t.encode(moment)))
+    if not rows:
+        return 0
+    due = {r["uuid"] for r in rows}
+    gone = orphans(store, user_id, due, set(), set())
+    store.run(user_id, fq.delete_facts(sorted(due)))
+    if gone:
+        store.run(user_id, fq.delete_entities(sorted(gone)))
+    subjects = sorted({r["subject"] for r in rows} - set(gone))
+    store.run(user_id, q.rebuild_summaries(subjects, now=moment))
+    store.run(user_id, q.bump_version())
+    return len(due)
+
+
+def _clear_cache(intent: journal.Intent) -> int:
+    """Delete the intent's cache entries and every unreadable file (it may hold anything)."""
+    if not intent.cache_dir:
+        return 0
+    cache = LLMCache(intent.cache_dir)
+    return sum(cache.delete(k) for k in intent.cache_keys) + cache.remove_unreadable()
 
 
 def recover(store: Store, data_dir: Path) -> list[journal.Intent]:

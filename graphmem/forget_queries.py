@@ -85,8 +85,11 @@ def episode_turns(uuids: Sequence[str]) -> Query:
 
 
 def entities_around(fact_uuids: Sequence[str], episode_uuids: Sequence[str]) -> Query:
+    """Ends of these facts and entities these turns mention. Two directed matches:
+    an undirected one filtered on the edge returns only its source here."""
     return Query(
-        "CALL { MATCH (n:Entity)-[r:RELATES_TO]-() WHERE r.uuid IN $f RETURN n "
+        "CALL { MATCH (n:Entity)-[r:RELATES_TO]->() WHERE r.uuid IN $f RETURN n "
+        "UNION MATCH ()-[r:RELATES_TO]->(n:Entity) WHERE r.uuid IN $f RETURN n "
         "UNION MATCH (e:Episodic)-[:MENTIONS]->(n:Entity) WHERE e.uuid IN $e RETURN n } "
         "RETURN DISTINCT n.uuid AS uuid",
         {"f": list(fact_uuids), "e": list(episode_uuids)},
@@ -145,5 +148,6 @@ def all_seeds() -> Query:
 
 def expired_facts(now: str) -> Query:
     return Query(
-        "MATCH ()-[r:RELATES_TO]->() WHERE toString(r.expires_at) <= $now RETURN r.uuid AS uuid", {"now": now}
+        "MATCH (s)-[r:RELATES_TO]->() WHERE toString(r.expires_at) <= $now RETURN r.uuid AS uuid, s.uuid AS subject",
+        {"now": now},
     )

@@ -11,8 +11,8 @@ import numpy as np
 
 from graphmem import capacity
 from graphmem import forget as forgetting
-from graphmem import forget_queries as fq
 from graphmem.forget_journal import PendingForget
+from graphmem.inspect import Inspector
 from graphmem import temporal
 from graphmem import queries as q
 from graphmem.config import Settings
@@ -469,17 +469,22 @@ class Memory:
         ]
 
     def purge(self, user_id: str, now: TimeLike | None = None) -> int:
-        """Delete the facts whose expiry has passed (they already left search). Returns how many."""
+        """Delete the facts whose expiry has passed (they already left search), the
+        entities only they held, and the expired text in summaries. Returns how many facts."""
         check_user_id(user_id)
         if not self.store.has_graph(user_id):
             return 0
         moment = t.to_utc_or_none(now, field="now") or t.now_utc()
         with self.store.user_lock(user_id):
-            due = [r["uuid"] for r in self.store.run(user_id, fq.expired_facts(t.encode(moment)))]
-            if due:
-                self.store.run(user_id, fq.delete_facts(due))
-                self.store.run(user_id, q.bump_version())
-        return len(due)
+            purged = forgetting.purge(self.store, user_id, moment)
+        if purged:
+            self._indexes.drop(user_id)
+        return purged
+
+    def inspect(self) -> Inspector:
+        """Read-only views of the raw graph (entities, facts, turns, mentions,
+        counts, where a text occurs); see `graphmem.inspect`."""
+        return Inspector(self.store)
 
     def users(self) -> list[str]:
         return self.store.users()

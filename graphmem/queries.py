@@ -409,15 +409,20 @@ def touch_facts(uuids: Sequence[str], when: datetime) -> Query:
     )
 
 
-def rebuild_summaries(entity_uuids: Sequence[str] | None = None) -> Query:
+def rebuild_summaries(entity_uuids: Sequence[str] | None = None, now: datetime | None = None) -> Query:
     """Summary = up to five current facts the entity is the subject of, rebuilt
-    from what the graph holds now (after a write, or after a deletion)."""
+    from what the graph holds now (after a write, a deletion or a purge).
+
+    Closed facts and facts whose expiry (`expires_at`) has passed at `now`
+    (default: the wall clock) are left out: expired text must not live on in a
+    summary after the fact itself left search or was purged."""
     where = "WHERE n.uuid IN $u " if entity_uuids is not None else ""
     return Query(
         f"MATCH (n:Entity) {where}OPTIONAL MATCH (n)-[r:RELATES_TO]->() WHERE r.expired_at IS NULL "
+        "AND (r.expires_at IS NULL OR toString(r.expires_at) > $now) "
         "WITH n, collect(r.fact)[0..5] AS facts SET n.summary = reduce(s = '', f IN facts | "
         "CASE WHEN s = '' THEN f ELSE s + ' ' + f END)",
-        {"u": list(entity_uuids or [])},
+        {"u": list(entity_uuids or []), "now": t.encode(now or t.now_utc())},
     )
 
 

@@ -69,7 +69,9 @@ class Store:
             return cls(_connect_server(falkordb_url), embedded=False, url=falkordb_url)
         if data_dir is None:
             raise ConfigError("an embedded store needs a data directory")
-        return cls(open_embedded(Path(data_dir).expanduser()), embedded=True)
+        store = cls(open_embedded(Path(data_dir).expanduser()), embedded=True)
+        store.execute("GRAPH.CONFIG", "SET", "MAX_INFO_QUERIES", "0")  # see `no_query_telemetry`
+        return store
 
     @property
     def url(self) -> str:
@@ -156,6 +158,11 @@ class Store:
             self._db.select_graph(user_id).delete()
         self.clear_telemetry(user_id)
         return True
+
+    # no_query_telemetry: FalkorDB keeps recent queries with their parameters (user
+    # text) in a per-graph stream, flushed a few seconds after each query, so a
+    # forget's DEL can be undone by a late flush and the text reach the data
+    # files. The embedded server we own records none (MAX_INFO_QUERIES 0).
 
     def clear_telemetry(self, user_id: str) -> None:
         """Delete FalkorDB's per-graph query telemetry (``telemetry{<graph>}``).

@@ -7,9 +7,10 @@ new prompt version or model never reads a stale answer.
 
 Each entry stores the validated JSON answer plus hashes only: the hash of the
 rendered input and a sha256 of every text the input was built from (turn
-texts, fact texts). No plain text sits outside the answer, and a later
-"forget" can still find every entry built from a given turn with
-`LLMCache.forget_texts` (or any rule with `forget_inputs`).
+texts, fact texts, names). No plain text sits outside the answer, and a later
+"forget" finds every entry built from a given turn, directly or through what
+another entry answered, with `LLMCache.derived_from` (`forget_texts` deletes
+them); files it cannot read are removed by `remove_unreadable`.
 
 Files are written to a temporary name and moved into place with
 ``os.replace``, so a crash never leaves half an entry and concurrent writers
@@ -24,6 +25,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -33,6 +35,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 log = logging.getLogger("graphmem.ingest.llm")
+
+ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.json")
 
 
 def text_hash(text: str) -> str:
@@ -143,14 +147,60 @@ class LLMCache:
             return False
         return True
 
+    def _files(self) -> Iterator[Path]:
+        if self.directory.is_dir():
+            yield from (p for p in self.directory.glob("??/*") if p.is_file())
+
+    def _entry_at(self, path: Path) -> CacheEntry | None:
+        """The entry a file holds, or None for a temp file, a stray or an unreadable one."""
+        if not ENTRY_NAME.fullmatch(path.name):
+            return None
+        entry = self._read(path)
+        return entry if entry is not None and entry.key == path.stem else None
+
     def entries(self) -> Iterator[CacheEntry]:
         """Every readable entry, in no particular order."""
-        if not self.directory.is_dir():
-            return
-        for path in self.directory.glob("??/*.json"):
-            entry = self._read(path)
+        for path in self._files():
+            entry = self._entry_at(path)
             if entry is not None:
                 yield entry
+
+    def derived_from(self, texts: Iterable[str]) -> tuple[str, ...]:
+        """Keys of every entry built from any of ``texts``, transitively.
+
+        An entry's answer feeds later calls: the facts and names an extraction
+        answered are what the resolve stages are then asked about (keyed by
+        those fact and name texts, not by the turn). So the text of every
+        string in a matched entry's answer counts as derived too, until nothing
+        new matches. Deleting an entry too many only costs a repeated call.
+        """
+        hashes = {text_hash(t) for t in texts}
+        pending = list(self.entries())
+        found: set[str] = set()
+        grew = True
+        while grew:
+            grew = False
+            for entry in pending:
+                if entry.key not in found and not hashes.isdisjoint(entry.text_hashes):
+                    found.add(entry.key)
+                    hashes |= {text_hash(s) for s in _strings(entry.value)}
+                    grew = True
+        return tuple(sorted(found))
+
+    def remove_unreadable(self) -> int:
+        """Delete every file that is not a readable entry (corrupt entries, temp
+        files of a crashed or concurrent writer); how many were.
+
+        Why: a forget cannot tell what such a file was built from, so it may hold
+        forgotten text; the cost of removing one is at most a repeated call (a
+        concurrent writer whose temp file goes logs and carries on uncached).
+        """
+        removed = 0
+        for path in list(self._files()):
+            if self._entry_at(path) is None:
+                path.unlink(missing_ok=True)
+                removed += 1
+        return removed
 
     def forget_inputs(self, predicate: Callable[[CacheEntry], bool]) -> int:
         """Delete every entry for which ``predicate(entry)`` is true; how many were."""
@@ -158,10 +208,20 @@ class LLMCache:
         return sum(self.delete(key) for key in doomed)
 
     def forget_texts(self, texts: Sequence[str]) -> int:
-        """Delete every entry whose input was built from any of ``texts``.
-        """
-        hashes = {text_hash(t) for t in texts}
-        return self.forget_inputs(lambda entry: not hashes.isdisjoint(entry.text_hashes))
+        """Delete every entry built from any of ``texts`` (see `derived_from`)."""
+        return sum(self.delete(key) for key in self.derived_from(texts))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON value (keys excluded)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 __all__ = ["CacheEntry", "LLMCache", "cache_key", "text_hash"]

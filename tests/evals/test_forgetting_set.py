@@ -13,12 +13,21 @@ from typer.testing import CliRunner
 
 from graphmem import Memory
 from graphmem.evals.cli import eval_app
-from graphmem.evals.forgetting import HARD_DELETE_KINDS, KINDS, ForgettingItem, load_set, run_items
+from graphmem.evals.forgetting import (
+    CHECKS,
+    HARD_DELETE_KINDS,
+    KINDS,
+    ForgettingItem,
+    Observation,
+    judge,
+    load_set,
+    run_items,
+)
 from graphmem.schema.models import check_user_id
 
 ITEMS = load_set()
 BY_ID = {item.id: item for item in ITEMS}
-END_TO_END = ("derived_01", "entity_01", "control_02")  # a cascade, an entity, a near miss
+END_TO_END = ("derived_01", "direct_fact_01", "control_02", "expiry_01")  # a cascade, a name, a near miss, a purge
 
 
 def _time(value: str) -> datetime:
@@ -32,6 +41,8 @@ def _turns(item: ForgettingItem):
 def _removed_by_selector(item: ForgettingItem) -> set[str] | None:
     """Turn ids the selector removes by itself (before any cascade); None when
     that depends on extracted facts (a text found only in fact wording)."""
+    if item.forget is None:
+        return None
     (key, value), = item.forget.items()
     turns = _turns(item)
     if key == "all":
@@ -61,8 +72,9 @@ def test_counts_per_kind():
     counts = Counter(item.kind for item in ITEMS)
     assert len(ITEMS) >= 50
     assert set(counts) == set(KINDS)
-    assert all(counts[kind] >= 8 for kind in KINDS), counts
-    assert sum(counts[k] for k in HARD_DELETE_KINDS) + counts["control"] == len(ITEMS)
+    assert all(counts[kind] >= 8 for kind in (*HARD_DELETE_KINDS, "control")), counts
+    assert counts["expiry"] >= 3, counts
+    assert sum(counts[k] for k in HARD_DELETE_KINDS) + counts["control"] + counts["expiry"] == len(ITEMS)
 
 
 @pytest.mark.parametrize("item", ITEMS, ids=lambda item: item.id)
@@ -75,6 +87,9 @@ def test_item_shape(item: ForgettingItem):
         assert datetime(2023, 1, 1, tzinfo=UTC) <= session.session_time < datetime(2025, 1, 1, tzinfo=UTC)
         assert all(turn.speaker.strip() and turn.content.strip() for turn in session.turns)
     assert all(s.strip() for s in (*item.forgotten, *item.ask, *item.kept))
+    if item.kind == "expiry":
+        assert item.forget is None and item.purge_at > max(s.session_time for s in item.sessions)
+        return
     (key, value), = item.forget.items()
     if key == "all":
         assert value is True and not item.kept
@@ -114,6 +129,8 @@ def test_bad_items_are_refused():
         ForgettingItem.model_validate({**good, "kept": ["Lily Rose"]})
     with pytest.raises(ValueError):
         ForgettingItem.model_validate({**good, "kind": "other"})
+    with pytest.raises(ValueError, match="purge_at"):
+        ForgettingItem.model_validate({**good, "kind": "expiry"})
 
 
 # ------------------------------------------------------------------ the runner
@@ -125,6 +142,8 @@ def test_baseline_finds_every_string(memory):
     results = run_items(memory, [BY_ID[i] for i in END_TO_END], baseline=True)
     assert results.ok, results.failures
     assert results.mode == "baseline" and results.hard_delete.items == 2 and results.control.items == 1
+    assert all(results.hard_delete.checks[c] == (2, 2) for c in ("search", "graph", "bytes"))
+    assert memory.users() == [], "each item's user is dropped after it"
 
 
 def test_forgetting_end_to_end(memory):
@@ -133,7 +152,41 @@ def test_forgetting_end_to_end(memory):
     results = run_items(memory, [BY_ID[i] for i in END_TO_END])
     assert results.ok, results.failures
     assert results.hard_delete.forgotten_passed == 2 and results.control.kept_passed == 1
-    assert all(o.deleted.get("episodes_deleted", 0) >= 1 for o in results.outcomes)
+    assert all(o.deleted.get("episodes_deleted", 0) >= 1 for o in results.outcomes if o.kind != "expiry")
+    [expiry] = [o for o in results.outcomes if o.kind == "expiry"]
+    assert expiry.checks["graph"] and expiry.checks["facts"] and expiry.checks["bytes"] is None
+    assert all(results.hard_delete.checks[c] == (2, 2) for c in ("search", "graph", "bytes"))
+
+
+def _observation(**texts: list[tuple[str, str]]) -> Observation:
+    return Observation(texts={name: texts.get(name, []) for name in CHECKS}, has_cache=True)
+
+
+@pytest.mark.parametrize("check", CHECKS)
+def test_a_string_left_in_any_place_fails_that_check(check):
+    """The judge is pure: a forgotten string left in one place fails exactly that check."""
+    item = BY_ID["direct_fact_01"]
+    before = _observation(**{name: [("x", "Lily")] for name in CHECKS})
+    after = _observation(**{"search": [("x", "nurse")], check: [("x", "nurse ...Lily...")]})
+    outcome = judge(item, before, after, None)
+    assert outcome.checks[check] is False
+    assert {f.check for f in outcome.failures} == {check}
+    assert all(outcome.checks[c] for c in CHECKS if c != check)
+
+
+def test_a_string_the_baseline_cannot_find_proves_nothing():
+    item = BY_ID["direct_fact_01"]
+    before = _observation(search=[("x", "Lily nurse")], graph=[("x", "Lily")])
+    outcome = judge(item, before, None, None)
+    assert [f.check for f in outcome.failures] == ["bytes"]
+    assert outcome.checks["facts"] is None, "facts that never held it do not apply"
+
+
+def test_a_question_naming_the_string_is_not_a_leak():
+    item = BY_ID["direct_fact_01"]
+    before = _observation(**{name: [("x", "Lily nurse")] for name in CHECKS})
+    after = _observation(search=[(f"the packet for {item.ask[0]!r} Lily", "nothing relevant; nurse")])
+    assert judge(item, before, after, None).failures == ()
 
 
 def _small_set(tmp_path, items):
@@ -152,7 +205,7 @@ def test_cli_exit_codes(tmp_path, embedder):
     unfound = BY_ID["control_08"].model_copy(update={"forgotten": ("never said",)})
     result = runner.invoke(eval_app, ["forget", "--set", str(_small_set(tmp_path, [unfound])), "--baseline", "--json"])
     assert result.exit_code == 1
-    assert json.loads(result.output)["failures"][0]["check"] == "forgotten"
+    assert json.loads(result.output)["failures"][0]["check"] == "search"
 
     (tmp_path / "bad.json").write_text('{"items": [{"id": "x"}]}')
     result = runner.invoke(eval_app, ["forget", "--set", str(tmp_path / "bad.json")])

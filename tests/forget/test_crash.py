@@ -33,8 +33,7 @@ def name_hits(data_dir: Path) -> int:
 
 
 def count(mem: Memory, user: str, needle: str) -> int:
-    query = Query("MATCH (e:Episodic) WHERE toLower(e.content) CONTAINS $t RETURN count(e) AS n", {"t": needle})
-    return mem.store.run(user, query)[0]["n"]
+    return sum(needle in e.content.lower() for e in mem.inspect().episodes(user))
 
 
 def turn(i: int) -> str:

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from graphmem import InvalidInput
-from graphmem.queries import Query
 
 NOW = "2024-09-15T12:00:00Z"
 
@@ -30,8 +29,8 @@ def _history(mem, user):
         return ()
 
 
-def count(mem, user, label):
-    return mem.store.run(user, Query(f"MATCH (n:{label}) RETURN count(n) AS n", {}))[0]["n"]
+def episode_count(mem, user):
+    return mem.inspect().counts(user).episodes
 
 
 @pytest.fixture
@@ -43,11 +42,11 @@ def family(memory):
 
 
 def test_dry_run_reports_and_changes_nothing(family):
-    facts, episodes = family.facts("u"), count(family, "u", "Episodic")
+    facts, episodes = family.facts("u"), episode_count(family, "u")
     report = family.forget("u", {"text": "Lily"}, dry_run=True)
     assert report.dry_run and report.facts_deleted >= 1 and report.episodes_deleted == 1
     assert report.turn_ids == ("s1#0",) and "Lily" in report.entities
-    assert family.facts("u") == facts and count(family, "u", "Episodic") == episodes
+    assert family.facts("u") == facts and episode_count(family, "u") == episodes
     real = family.forget("u", {"text": "Lily"})
     assert (real.facts, real.episodes, real.entities) == (report.facts, report.episodes, report.entities)
 
@@ -58,7 +57,7 @@ def test_forgetting_a_name_removes_fact_turn_entity_and_keeps_the_rest(family):
     text = all_text(family, "u", ["What is my daughter's name?", "Which school?", "Where do I live?", "my dog"])
     assert "lily" not in text.lower()
     assert "Boston" in text and "Max" in text
-    names = [r["n"] for r in family.store.run("u", Query("MATCH (n:Entity) RETURN n.name AS n", {}))]
+    names = [e.name for e in family.inspect().entities("u")]
     assert "Lily" not in names
 
 
