@@ -127,7 +127,7 @@ class GraphitiLLMSystem:
 
     def close(self) -> None:
         for graphiti in self._graphiti.values():
-            self._run(graphiti.close())
+            self._run(_close(graphiti))
         self._graphiti.clear()
         self._loop.close()
         self._memory.close()
@@ -141,7 +141,7 @@ class GraphitiLLMSystem:
         if group in self._graphiti:
             return self._graphiti[group]
         while len(self._graphiti) >= OPEN_GRAPHS:  # LongMemEval: 500 memories, one at a time
-            await self._graphiti.pop(next(iter(self._graphiti))).close()
+            await _close(self._graphiti.pop(next(iter(self._graphiti))))
         from falkordb.asyncio import FalkorDB as AsyncFalkorDB
         from graphiti_core import Graphiti
         from graphiti_core.driver.falkordb_driver import FalkorDriver
@@ -215,3 +215,12 @@ async def _drop_crashing_indexes(driver: Any) -> None:
 
 
 __all__ = ["STAGE", "GraphitiLLMSystem", "group_id", "render_results"]
+
+
+async def _close(graphiti: Any) -> None:
+    """Close Graphiti and its connection pool: `Graphiti.close()` leaves the pool open,
+    and the embedded server, seeing a client, would outlive the run."""
+    await graphiti.close()
+    pool = getattr(getattr(graphiti.driver.client, "connection", None), "connection_pool", None)
+    if pool is not None:
+        await pool.disconnect(inuse_connections=True)

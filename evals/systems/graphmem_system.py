@@ -105,5 +105,10 @@ class GraphmemSystem:
         text = packet.to_prompt(budget_tokens=self.config.context_tokens)
         return Context(text=text, turn_ids=packet.cited_turn_ids, tokens=count_tokens(text), latency_ms=elapsed)
 
+    def stored_turn_ids(self, conversation_id: str) -> set[str]:
+        """The dataset turns this memory holds as episodes (the write stage of a wrong answer)."""
+        user = memory_id(conversation_id)
+        return {row.turn_id for row in self.graph.memory.inspect().episodes(user)}
+
     def close(self) -> None:
         self.graph.close()
