@@ -31,6 +31,8 @@ from graphmem.retrieval.tokenize import KEPT_WORDS, tokenize
 
 COVERAGE_BELOW = 0.30
 MASKED_SIMILARITY_BELOW = 0.40
+SMALL_MEMORY = 50
+SMALL_MEMORY_SIMILARITY_BELOW = 0.25
 
 _QUESTION_WORDS = frozenset(
     tokenize(
@@ -56,6 +58,7 @@ class AbstainSignals:
 
     coverage: float
     masked_similarity: float
+    documents: int = SMALL_MEMORY
 
 
 def topic_terms(query: str, names: Iterable[str]) -> list[str]:
@@ -95,10 +98,17 @@ def mask_names(query: str, names: Iterable[str]) -> str:
 
 
 def decide(signals: AbstainSignals) -> tuple[bool, str]:
-    """(abstain, reason): abstain only when both signals say nothing stored is about this."""
-    if signals.coverage < COVERAGE_BELOW and signals.masked_similarity < MASKED_SIMILARITY_BELOW:
+    """(abstain, reason): abstain only when both signals say nothing stored is about this.
+
+    A memory of a few turns has too small a vocabulary for missing words to mean
+    much ("What foods do I dislike?" against "I can't stand cilantro"), so below
+    `SMALL_MEMORY` stored turns and facts the similarity must also be very low
+    (0.25, set on graphmem's own forgetting set; LoCoMo memories are ten times larger).
+    """
+    similarity_below = MASKED_SIMILARITY_BELOW if signals.documents >= SMALL_MEMORY else SMALL_MEMORY_SIMILARITY_BELOW
+    if signals.coverage < COVERAGE_BELOW and signals.masked_similarity < similarity_below:
         return True, (
             f"nothing stored is about this (topic-word coverage {signals.coverage:.2f} < {COVERAGE_BELOW}, "
-            f"similarity without names {signals.masked_similarity:.2f} < {MASKED_SIMILARITY_BELOW})"
+            f"similarity without names {signals.masked_similarity:.2f} < {similarity_below})"
         )
     return False, ""

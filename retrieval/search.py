@@ -100,7 +100,8 @@ def _abstain_signals(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan
         rows = ctx.store.run(user_id, q.vector_episodes(vector, 1), read_only=True)
         rows += ctx.store.run(user_id, q.vector_facts(vector, 1), read_only=True)
         similarity = max((r["similarity"] for r in rows), default=0.0)
-    return abstention.AbstainSignals(coverage=covered, masked_similarity=similarity)
+    return abstention.AbstainSignals(coverage=covered, masked_similarity=similarity,
+                                     documents=len(idx.episodes) + len(idx.facts))
 
 
 def _fuse[L: (FactList, TurnList)](lists: dict[L, list[str]], weights: dict[L, float], k: int) -> list[str]:
