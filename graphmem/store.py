@@ -8,6 +8,7 @@ the one place where redis/FalkorDB errors become `StoreError`.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,9 @@ from graphmem.errors import ConfigError, InvalidInput, StoreError
 from graphmem.locking import UserLock
 from graphmem.queries import Query, create_graph_meta, graph_meta
 from graphmem.schema import time as t
+
+INDEX_WAIT_SECONDS = 300.0
+INDEX_STATUS = "CALL db.indexes() YIELD status RETURN status"
 from graphmem.schema.indexes import all_indexes
 from graphmem.schema.models import check_user_id
 
@@ -60,6 +64,7 @@ class Store:
         self.embedded = embedded
         self._url = url
         self._ready: dict[str, int] = {}
+        self._indexed: set[str] = set()
         self._locks: dict[str, UserLock] = {}
         self._guard = threading.Lock()
 
@@ -87,6 +92,8 @@ class Store:
     def run(self, user_id: str, query: Query, *, read_only: bool = False) -> list[dict[str, Any]]:
         """Run one query on the user's graph; rows come back as dicts."""
         graph = self._db.select_graph(check_user_id(user_id))
+        if user_id not in self._indexed:
+            self._await_indexes(user_id, graph)
         with translate_store_errors(f"query on graph {user_id!r}"):
             if read_only:
                 result = graph.ro_query(query.cypher, query.params)
@@ -94,6 +101,26 @@ class Store:
                 result = graph.query(query.cypher, query.params)
         names = [column[1] if isinstance(column, (list, tuple)) else column for column in result.header]
         return [dict(zip(names, row)) for row in result.result_set]
+
+    def _await_indexes(self, user_id: str, graph) -> None:
+        """Wait (once per graph and process) until the graph's indexes are built.
+
+        A server that loads a graph from disk rebuilds its indexes in the
+        background; until then a vector or full-text query fails with "Invalid
+        arguments for procedure" (seen after ~10 s on a 2,234-turn graph), so
+        the first query of a process waits here instead. Bounded by
+        `INDEX_WAIT_SECONDS`, then it goes on and lets the query report.
+        """
+        deadline = time.monotonic() + INDEX_WAIT_SECONDS
+        with translate_store_errors(f"listing the indexes of {user_id!r}"):
+            if user_id not in self._db.list_graphs():
+                return
+            while time.monotonic() < deadline:
+                statuses = [row[0] for row in graph.ro_query(INDEX_STATUS).result_set]
+                if not any("UNDER CONSTRUCTION" in str(status) for status in statuses):
+                    break
+                time.sleep(0.1)
+        self._indexed.add(user_id)
 
     def users(self) -> list[str]:
         with translate_store_errors("listing graphs"):
@@ -152,6 +179,7 @@ class Store:
         """Delete a user's whole graph; True when there was one."""
         check_user_id(user_id)
         self._ready.pop(user_id, None)
+        self._indexed.discard(user_id)
         if user_id not in self.users():
             return False
         with translate_store_errors(f"deleting graph {user_id!r}"):
