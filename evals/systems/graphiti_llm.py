@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import shutil
 import time
 from pathlib import Path
@@ -34,6 +33,7 @@ from typing import Any
 
 from graphmem.errors import ConfigError
 from graphmem.evals.llm import async_caching_http_client
+from graphmem.evals.systems._common import memory_id
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
 from graphmem.ingest.loaders import Conversation, Question
 from graphmem.ingest.metering import Meter
@@ -41,12 +41,7 @@ from graphmem.retrieval.packet import estimate_tokens
 
 STAGE = "graphiti_ingest"
 OPEN_GRAPHS = 4
-_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
-
-def group_id(conversation_id: str) -> str:
-    """Letters, digits and '_' only: Graphiti's FalkorDB full-text search misses ids with '-'."""
-    return _UNSAFE.sub("_", conversation_id)[:128] or "_"
 
 
 def render_results(edges: list[Any], episodes: list[Any]) -> str:
@@ -92,7 +87,7 @@ class GraphitiLLMSystem:
     def ingest(self, conversation: Conversation) -> IngestStats:
         """One ``add_episode`` per turn, sessions in time order; failures recorded per turn."""
         start, before = time.perf_counter(), self.meter.snapshot().total
-        group, errors, episodes = group_id(conversation.conversation_id), [], 0
+        group, errors, episodes = memory_id(conversation.conversation_id), [], 0
         stored = self._stored.setdefault(conversation.conversation_id, set())
         for session in sorted(conversation.sessions, key=lambda s: s.session_time):
             for turn in session.turns:
@@ -116,7 +111,7 @@ class GraphitiLLMSystem:
     def context(self, conversation_id: str, question: Question) -> Context:
         start = time.perf_counter()
         try:
-            results = self._run(self._search(group_id(conversation_id), question.question))
+            results = self._run(self._search(memory_id(conversation_id), question.question))
         except Exception as exc:  # noqa: BLE001 - the harness counts it as an error, not an empty result
             return Context(text="", error=f"{type(exc).__name__}: {exc}"[:300])
         elapsed = (time.perf_counter() - start) * 1000
@@ -214,7 +209,7 @@ async def _drop_crashing_indexes(driver: Any) -> None:
             pass
 
 
-__all__ = ["STAGE", "GraphitiLLMSystem", "group_id", "render_results"]
+__all__ = ["STAGE", "GraphitiLLMSystem", "render_results"]
 
 
 async def _close(graphiti: Any) -> None:

@@ -23,7 +23,6 @@ Example:
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 
 from graphmem.errors import ConfigError
 from graphmem.evals.llm import caching_http_client
+from graphmem.evals.systems._common import memory_id
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
 from graphmem.ingest.loaders import Conversation, Question
 from graphmem.ingest.metering import Meter
@@ -38,11 +38,7 @@ from graphmem.retrieval.packet import estimate_tokens
 
 STAGE = "mem0_ingest"
 WINDOW = 2
-_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
-
-def user_id(conversation_id: str) -> str:
-    return _UNSAFE.sub("_", conversation_id)[:128] or "_"
 
 
 def windows(conversation: Conversation, size: int = WINDOW) -> list[tuple[Any, list[Any]]]:
@@ -105,7 +101,7 @@ class Mem0LLMSystem:
 
     def ingest(self, conversation: Conversation) -> IngestStats:
         start, before = time.perf_counter(), self.meter.snapshot().total
-        user, errors, episodes = user_id(conversation.conversation_id), [], 0
+        user, errors, episodes = memory_id(conversation.conversation_id), [], 0
         for session, turns in windows(conversation):
             episodes += len(turns)
             metadata = {"turn_ids": ",".join(t.id for t in turns), "session_id": session.session_id,
@@ -122,14 +118,14 @@ class Mem0LLMSystem:
 
     def stored_turn_ids(self, conversation_id: str) -> set[str]:
         """Turns some stored memory was extracted from (per the window metadata)."""
-        found = self.mem0.get_all(filters={"user_id": user_id(conversation_id)}, top_k=100_000)["results"]
+        found = self.mem0.get_all(filters={"user_id": memory_id(conversation_id)}, top_k=100_000)["results"]
         return {tid for item in found for tid in _turn_ids(item.get("metadata") or {})}
 
     def context(self, conversation_id: str, question: Question) -> Context:
         start = time.perf_counter()
         try:
             found = self.mem0.search(question.question, top_k=self.config.k,
-                                     filters={"user_id": user_id(conversation_id)})["results"]
+                                     filters={"user_id": memory_id(conversation_id)})["results"]
         except Exception as exc:  # noqa: BLE001 - the harness counts it as an error
             return Context(text="", error=f"{type(exc).__name__}: {exc}"[:300])
         elapsed = (time.perf_counter() - start) * 1000
@@ -164,4 +160,4 @@ def _turn_ids(metadata: dict[str, Any]) -> list[str]:
     return [t for t in str(metadata.get("turn_ids", "")).split(",") if t]
 
 
-__all__ = ["STAGE", "Mem0LLMSystem", "mem0_config", "to_messages", "user_id", "windows"]
+__all__ = ["STAGE", "Mem0LLMSystem", "mem0_config", "to_messages", "windows"]
