@@ -16,7 +16,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from graphmem.errors import GraphMemError
+from graphmem.schema.errors import GraphMemError
 
 eval_app = typer.Typer(help="Evaluate graphmem itself (offline, on a temporary data dir).", no_args_is_help=True)
 

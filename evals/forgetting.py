@@ -9,7 +9,7 @@ item proves nothing) and after `Memory.forget` (it must be gone):
   packet cite a removed turn);
 - **facts**: `Memory.facts` now and at each session time;
 - **history**: `Memory.history` of every entity the user had;
-- **graph**: every node and edge property, through `graphmem.inspect`
+- **graph**: every node and edge property, through `graphmem.graph.inspect`
   (`contains_text`: names, aliases, summaries, fact and turn text);
 - **bytes**: a case-insensitive byte scan of every file under the data dir
   (forget compacts; the eval turns RDB string compression off so no compressed
@@ -56,8 +56,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from graphmem.errors import GraphMemError
-from graphmem.ingest.llm_cache import LLMCache
+from graphmem.schema.errors import GraphMemError
+from graphmem.graph.llm_cache import LLMCache
 from graphmem.memory import Memory
 
 __all__ = [

@@ -8,7 +8,7 @@ from llm_server import count_tokens, user_text
 
 from graphmem import Memory, Settings
 from graphmem.ingest.llm import LLMExtractor
-from graphmem.queries import Query
+from graphmem.graph.cypher import Query
 
 
 def fact(city: str, valid_at: str) -> dict:

@@ -1,11 +1,11 @@
-"""Read-only Cypher builders for `graphmem.inspect`: raw rows, no embeddings.
+"""Read-only Cypher builders for `graphmem.graph.inspect`: raw rows, no embeddings.
 
 Pure functions returning a `Query`; every user-influenced value is a parameter.
 """
 
 from __future__ import annotations
 
-from graphmem.queries import Query
+from graphmem.graph.cypher import Query
 
 
 def entities() -> Query:

@@ -21,10 +21,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from graphmem import inspect_queries as iq
+from graphmem.graph.cypher import inspection as iq
 from graphmem.schema.models import check_user_id
-from graphmem.store import Store
-from graphmem.text import clean_text
+from graphmem.graph.store import Store
+from graphmem.parsing.text import clean_text
 
 MAX_NEEDLE = 1_000
 
