@@ -84,6 +84,7 @@ class Counts(_Row):
     episodes: int = 0
     facts: int = 0
     mentions: int = 0
+    episode_links: int = 0
 
 
 class TextHit(_Row):

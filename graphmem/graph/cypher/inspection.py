@@ -55,7 +55,8 @@ def counts() -> Query:
         "OPTIONAL MATCH (n:Entity) WITH count(n) AS entities "
         "OPTIONAL MATCH (e:Episodic) WITH entities, count(e) AS episodes "
         "OPTIONAL MATCH ()-[r:RELATES_TO]->() WITH entities, episodes, count(r) AS facts "
-        "OPTIONAL MATCH ()-[m:MENTIONS]->() RETURN entities, episodes, facts, count(m) AS mentions",
+        "OPTIONAL MATCH ()-[m:MENTIONS]->() WITH entities, episodes, facts, count(m) AS mentions "
+        "OPTIONAL MATCH ()-[l:NEXT_EPISODE]->() RETURN entities, episodes, facts, mentions, count(l) AS episode_links",
         {},
     )
 
