@@ -28,7 +28,6 @@ from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-import dateparser
 from dateutil.relativedelta import relativedelta
 from pydantic import BaseModel, ConfigDict
 
@@ -280,6 +279,8 @@ def _h_calendar_date(m: re.Match, today: date, prefer: Prefer) -> TimeRange | No
         "RELATIVE_BASE": base, "PREFER_DATES_FROM": prefer, "RETURN_AS_TIMEZONE_AWARE": True,
         "TIMEZONE": "UTC", "TO_TIMEZONE": "UTC", "REQUIRE_PARTS": ["day", "month"],
     }
+    import dateparser  # deferred: ~0.5 s to import, needed only for a spelled-out date
+
     parsed = dateparser.parse(m[0], languages=["en"], settings=settings)
     if parsed is None:
         return None
