@@ -7,7 +7,9 @@ pandas.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
+from html import escape
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -15,6 +17,37 @@ from pydantic import BaseModel, ConfigDict
 from graphmem.schema.records import Status
 
 ChangeKind = Literal["started", "ended", "superseded", "appeared"]
+MAX_HTML_ROWS = 200
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ", timespec="minutes").removesuffix(" 00:00+00:00").removesuffix("+00:00")
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, (tuple, list)):
+        return ", ".join(_cell(v) for v in value)
+    return str(value)
+
+
+def html_table(records: Sequence[dict[str, Any]], columns: Sequence[str] | None = None,
+               max_rows: int = MAX_HTML_ROWS) -> str:
+    """Pure: dict rows as an HTML table (what Jupyter shows for a result), text escaped.
+
+    Example:
+        >>> html_table([{"a": 1}])
+        '<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>'
+    """
+    columns = list(columns or (records[0].keys() if records else ()))
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(_cell(row.get(c)))}</td>" for c in columns) + "</tr>"
+        for row in records[:max_rows]
+    )
+    more = f"<p>... {len(records) - max_rows} more rows</p>" if len(records) > max_rows else ""
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
 
 
 class _Record(BaseModel):
@@ -31,6 +64,10 @@ class _Table(_Record):
 
     def __len__(self) -> int:
         return len(getattr(self, self.ROWS))
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows a result as its table."""
+        return html_table(self.to_records())
 
 
 class Change(_Record):
