@@ -35,6 +35,7 @@ from graphmem.schema import time as t
 from graphmem.store import Store
 
 SEED = 42
+SUMMARY_MEMBERS = 10  # the stored summary names the most central members, for a later text search
 RESOLUTION = 1.0
 _NAMESPACE = uuidlib.UUID("6f1f4c1e-6c0a-4d55-9a57-3c3b0d6f4e21")
 
@@ -80,7 +81,8 @@ def detect(graph: nx.MultiDiGraph, version: int, *, seed: int = SEED, resolution
 def to_rows(groups: Sequence[Community]) -> list[dict[str, Any]]:
     """Pure: what `community_queries.create_communities` stores for `groups`."""
     return [
-        {"uuid": g.uuid, "name": g.label, "label_uuid": g.label_uuid, "size": g.size, "rank": g.rank,
+        {"uuid": g.uuid, "name": g.label, "summary": ", ".join(g.members[:SUMMARY_MEMBERS]),
+         "label_uuid": g.label_uuid, "size": g.size, "rank": g.rank,
          "members": [{"uuid": u, "edge_uuid": str(uuidlib.uuid5(_NAMESPACE, g.uuid + u)), "centrality": c}
                      for u, c in zip(g.member_uuids, g.centrality)]}
         for g in groups

@@ -1,6 +1,6 @@
 """Cypher builders for stored communities; pure, every value a parameter (see queries.py).
 
-Graphiti's shape: ``(:Community {uuid, group_id, name, created_at})-[:HAS_MEMBER
+Graphiti's shape: ``(:Community {uuid, group_id, name, summary, created_at})-[:HAS_MEMBER
 {uuid, group_id, created_at}]->(:Entity)``, plus graphmem's ``label_uuid``,
 ``size``, ``rank``, ``graph_version`` and per-member ``centrality``.
 """
@@ -22,10 +22,10 @@ def delete_communities() -> Query:
 
 def create_communities(rows: Sequence[dict[str, Any]], group_id: str, graph_version: int,
                        created_at: datetime) -> Query:
-    """rows: {uuid, name, label_uuid, size, rank, members: [{uuid, edge_uuid, centrality}]}."""
+    """rows: {uuid, name, summary, label_uuid, size, rank, members: [{uuid, edge_uuid, centrality}]}."""
     return Query(
         "UNWIND $rows AS row "
-        "CREATE (c:Community {uuid: row.uuid, group_id: $g, name: row.name, label_uuid: row.label_uuid, "
+        "CREATE (c:Community {uuid: row.uuid, group_id: $g, name: row.name, summary: row.summary, label_uuid: row.label_uuid, "
         "size: row.size, rank: row.rank, graph_version: $v, created_at: $at}) "
         "WITH c, row UNWIND row.members AS m MATCH (n:Entity {uuid: m.uuid}) "
         "CREATE (c)-[:HAS_MEMBER {uuid: m.edge_uuid, group_id: $g, created_at: $at, centrality: m.centrality}]->(n)",

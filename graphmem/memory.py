@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +37,9 @@ from graphmem.retrieval.search import search as run_search
 from graphmem.schema.records import AddFactResult, FactRecord, Timeline, WriteResult
 from graphmem.store import Store
 from graphmem.text import check_id, check_name, clean_text
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 MAX_NAME_CHARS = 500
 MAX_FACT_CHARS = 4_000
@@ -438,7 +442,9 @@ class Memory:
 
     # -- analysis (read-only, see `graphmem.analysis`) ---------------------------
 
-    def to_networkx(self, user_id: str, valid_at: TimeLike | None = None, known_at: TimeLike | None = None):
+    def to_networkx(
+        self, user_id: str, valid_at: TimeLike | None = None, known_at: TimeLike | None = None
+    ) -> "nx.MultiDiGraph":
         """The entities and facts true at `valid_at` as known at `known_at` (both
         default now) as a `networkx.MultiDiGraph`: nodes keyed by entity name,
         edges by fact uuid, with the fact's text, validity, status and source turns.
