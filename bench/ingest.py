@@ -17,7 +17,7 @@ from pathlib import Path
 from bench.common import header, peak_rss_mb
 from graphmem import Memory
 from graphmem.ingest.loaders import load_locomo
-from graphmem.queries import Query
+from graphmem.graph.cypher import Query
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCOMO = ROOT / "tests" / "data" / "locomo_dev7.json"

@@ -50,10 +50,10 @@ from bench.abstention import calibrate
 from bench.baselines import build_corpus, rank_all
 from bench.common import header, percentiles_ms
 from graphmem import Memory
-from graphmem import queries as q
-from graphmem.embedder import default_embedder
+from graphmem.graph import cypher as q
+from graphmem.embedding.embedder import default_embedder
 from graphmem.ingest.loaders import Conversation, Question, load_locomo
-from graphmem.queries import Query
+from graphmem.graph.cypher import Query
 from graphmem.retrieval.search import TOKENS_PER_RESULT
 from graphmem.schema import time as t
 from graphmem.schema.models import EntityNode, EpisodicNode, FactEdge, content_hash, new_uuid

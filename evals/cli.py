@@ -1,6 +1,6 @@
 """`graphmem eval ...`: evaluations of graphmem itself, offline (mounted by graphmem.cli).
 
-    graphmem eval forget [--set PATH] [--data-dir DIR] [--baseline] [--json]
+    graphmem eval forget [--set PATH] [--data-dir DIR] [--baseline] [--json] [--llm-base-url URL --llm-model M]
     graphmem eval retrieval --dataset locomo|longmemeval|nested_kv [--data PATH] --systems LIST
                             [--limit N] [--split tuning|reporting|all] [--pool] --out DIR
     graphmem eval report DIR
@@ -16,7 +16,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from graphmem.errors import GraphMemError
+from graphmem.schema.errors import GraphMemError
 
 eval_app = typer.Typer(help="Evaluate graphmem itself (offline, on a temporary data dir).", no_args_is_help=True)
 
@@ -39,12 +39,20 @@ def forget(
         bool, typer.Option("--baseline", help="check the set instead: forget nothing, every string must be found")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
+    llm_base_url: Annotated[
+        Optional[str], typer.Option("--llm-base-url", help="extract with this OpenAI-compatible endpoint (checks the LLM cache)")
+    ] = None,
+    llm_model: Annotated[Optional[str], typer.Option("--llm-model", help="the model name for --llm-base-url")] = None,
 ) -> None:
     """Write each item, forget with its selector, ask: forgotten text must be gone, kept text must stay."""
-    from graphmem.evals.forgetting import print_results, run
+    from graphmem.evals.forgetting import LLMEndpoint, print_results, run
 
+    if (llm_base_url is None) != (llm_model is None):
+        typer.echo("error: --llm-base-url and --llm-model go together", err=True)
+        raise typer.Exit(code=2)
+    llm = LLMEndpoint(base_url=llm_base_url, model=llm_model) if llm_base_url else None
     try:
-        results = run(set_path, data_dir, baseline=baseline)
+        results = run(set_path, data_dir, baseline=baseline, llm=llm)
     except (GraphMemError, ValueError) as exc:  # ValueError: a malformed set (JSON or schema)
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc

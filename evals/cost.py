@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 
 
 class Price(BaseModel):

@@ -9,7 +9,7 @@ item proves nothing) and after `Memory.forget` (it must be gone):
   packet cite a removed turn);
 - **facts**: `Memory.facts` now and at each session time;
 - **history**: `Memory.history` of every entity the user had;
-- **graph**: every node and edge property, through `graphmem.inspect`
+- **graph**: every node and edge property, through `graphmem.graph.inspect`
   (`contains_text`: names, aliases, summaries, fact and turn text);
 - **bytes**: a case-insensitive byte scan of every file under the data dir
   (forget compacts; the eval turns RDB string compression off so no compressed
@@ -56,8 +56,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from graphmem.errors import GraphMemError
-from graphmem.ingest.llm_cache import LLMCache
+from graphmem.schema.errors import GraphMemError
+from graphmem.graph.llm_cache import LLMCache
 from graphmem.memory import Memory
 
 __all__ = [
@@ -259,25 +259,39 @@ class ForgettingResults(BaseModel):
 
 
 def run(path: str | Path | None = None, data_dir: str | Path | None = None, *, baseline: bool = False,
-        embedder: Any = None) -> ForgettingResults:
+        embedder: Any = None, llm: LLMEndpoint | None = None) -> ForgettingResults:
     """Run the set at `path` (default: the packaged one) on `data_dir` (default: a temporary dir).
 
     `baseline=True` stops after the baseline: every string must be findable
-    before anything is forgotten.
+    before anything is forgotten. With `llm`, turns are extracted by that
+    OpenAI-compatible endpoint through the LLM cache under the data dir, so the
+    cache check applies; without, the offline rules run and no cache exists.
     """
     items = load_set(path)
     if data_dir is not None:
-        with _memory(data_dir, embedder) as mem:
+        with _memory(data_dir, embedder, llm) as mem:
             return run_items(mem, items, baseline=baseline)
     with tempfile.TemporaryDirectory(prefix="graphmem-forgetting-") as tmp:
-        with _memory(tmp, embedder) as mem:
+        with _memory(tmp, embedder, llm) as mem:
             return run_items(mem, items, baseline=baseline)
 
 
-def _memory(data_dir: str | Path, embedder: Any) -> Memory:
-    from graphmem.ingest.rules import RuleExtractor
+class LLMEndpoint(BaseModel):
+    """Where the LLM extractor of a forgetting run sends its calls."""
 
-    return Memory(data_dir=data_dir, embedder=embedder, extractor=RuleExtractor())  # offline, whatever the env says
+    base_url: str
+    model: str
+
+
+def _memory(data_dir: str | Path, embedder: Any, llm: LLMEndpoint | None) -> Memory:
+    if llm is None:
+        from graphmem.ingest.rules import RuleExtractor
+
+        return Memory(data_dir=data_dir, embedder=embedder, extractor=RuleExtractor())  # offline, whatever the env says
+    from graphmem.ingest.llm import LLMExtractor
+
+    extractor = LLMExtractor(llm.base_url, llm.model, cache_dir=Path(data_dir) / CACHE_DIR)
+    return Memory(data_dir=data_dir, embedder=embedder, extractor=extractor)
 
 
 def run_items(mem: Memory, items: Sequence[ForgettingItem], *, baseline: bool = False) -> ForgettingResults:

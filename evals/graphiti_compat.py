@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from graphmem.embedder import Embedder
+from graphmem.embedding.embedder import Embedder
 
 
 def _graphiti_classes():

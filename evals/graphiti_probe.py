@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 
 from graphmem import Memory
-from graphmem.embedder import default_embedder
+from graphmem.embedding.embedder import default_embedder
 from graphmem.evals.graphiti_compat import open_graphiti
 from graphmem.evals.metrics import recall_at
 from graphmem.evals.systems._common import memory_id
 from graphmem.ingest.loaders import load_locomo
-from graphmem.queries import Query
+from graphmem.graph.cypher import Query
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "locomo_dev7.json"
 FULLTEXT = ("CALL db.idx.fulltext.queryNodes('Episodic', $q) YIELD node, score "

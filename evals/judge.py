@@ -29,7 +29,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from graphmem.errors import GraphMemError, InvalidInput
+from graphmem.schema.errors import GraphMemError, InvalidInput
 
 PROMPT_VERSION = "judge-v1"
 OUR_JUDGE = "graphmem judge (not the official script)"

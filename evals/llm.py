@@ -30,9 +30,9 @@ from typing import Any
 import openai
 from pydantic import BaseModel, ConfigDict
 
-from graphmem.errors import ExtractionError
+from graphmem.schema.errors import ExtractionError
 from graphmem.ingest.llm import translate_error
-from graphmem.ingest.llm_cache import LLMCache, cache_key, text_hash
+from graphmem.graph.llm_cache import LLMCache, cache_key, text_hash
 from graphmem.ingest.metering import Meter, MeterSnapshot
 
 log = logging.getLogger("graphmem.evals.llm")

@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.ingest.loaders import Conversation, Question, Session, Turn
 from graphmem.schema.time import UTC
 

@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from graphmem.errors import GraphMemError, InvalidInput
+from graphmem.schema.errors import GraphMemError, InvalidInput
 from graphmem.evals import judge, reader
 from graphmem.evals.cost import Usage, load_prices, system_cost
 from graphmem.evals.llm import EvalLLM, cache_dir_for

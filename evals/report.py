@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.evals.metrics import KS, SESSION_K
 
 Section = Callable[[dict], str]

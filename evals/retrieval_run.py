@@ -33,7 +33,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 from tqdm import tqdm
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.evals import nested_kv, splits
 from graphmem.evals.metrics import KS, TOKEN_ESTIMATE, QuestionRecord, summarize
 from graphmem.evals.systems._common import error_text

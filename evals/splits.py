@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.ingest.loaders import Conversation
 
 Split = Literal["tuning", "reporting", "all"]

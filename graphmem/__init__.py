@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 _HOMES = {
     "AddFactResult": "graphmem.schema.records",
-    "ConfigError": "graphmem.errors",
-    "ExtractionError": "graphmem.errors",
+    "ConfigError": "graphmem.schema.errors",
+    "ExtractionError": "graphmem.schema.errors",
     "FactRecord": "graphmem.schema.records",
-    "GraphMemError": "graphmem.errors",
-    "InvalidInput": "graphmem.errors",
+    "GraphMemError": "graphmem.schema.errors",
+    "InvalidInput": "graphmem.schema.errors",
     "Memory": "graphmem.memory",
-    "NotFound": "graphmem.errors",
+    "NotFound": "graphmem.schema.errors",
     "Settings": "graphmem.config",
-    "StoreError": "graphmem.errors",
+    "StoreError": "graphmem.schema.errors",
     "Timeline": "graphmem.schema.records",
 }
 
@@ -33,7 +33,7 @@ __all__ = sorted(_HOMES)
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ does it
     from graphmem.config import Settings
-    from graphmem.errors import ConfigError, ExtractionError, GraphMemError, InvalidInput, NotFound, StoreError
+    from graphmem.schema.errors import ConfigError, ExtractionError, GraphMemError, InvalidInput, NotFound, StoreError
     from graphmem.memory import Memory
     from graphmem.schema.records import AddFactResult, FactRecord, Timeline
 

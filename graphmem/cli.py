@@ -31,7 +31,7 @@ import typer
 
 from graphmem.cli_ingest import INGEST_HELP, ingest_file
 from graphmem.cli_time import parse_between, parse_time
-from graphmem.errors import GraphMemError
+from graphmem.schema.errors import GraphMemError
 
 if TYPE_CHECKING:
     from graphmem.memory import Memory
@@ -179,7 +179,7 @@ def query_embedder():
     which is most of a cold search. One BLAS thread: a single short query gains
     nothing from two and loses much when the cores are busy."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from graphmem.minilm_numpy import NumpyMiniLM
+    from graphmem.embedding.minilm_numpy import NumpyMiniLM
 
     return NumpyMiniLM()
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 
 INGEST_HELP = """Write every session of FILE into the memory of --user.
 
@@ -102,7 +102,7 @@ def snapshot(mem) -> None:
     took 7.4 s from the log and 3.7 s from the snapshot (bench/cli.py store,
     loaded machine). Redis rewrites the log by itself only past 64 MB.
     """
-    from graphmem.forget import compact
+    from graphmem.forgetting.pipeline import compact
 
     compact(mem.store, Path(mem.settings.data_dir).expanduser())
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 
 FORMATS_TEXT = ("ISO-8601 (2024-05-01, 2024-05-01T09:30:00+02:00), LongMemEval (2023/05/20 (Sat) 02:21) "
                 "or LoCoMo (1:56 pm on 8 May, 2023)")

@@ -1,5 +1,7 @@
 """`Memory`: the one entry point. Each verb validates its input, then hands the
-work to the module named for it (`temporal`, `ingest`, `retrieval`, `forget`)."""
+work to the capability named for it (`graphmem.ingest`, `graphmem.retrieval`,
+`graphmem.forgetting`) or to the graph layer's fact repository
+(`graphmem.graph.fact_repository`) for the direct fact verbs."""
 
 from __future__ import annotations
 
@@ -10,23 +12,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphmem import capacity
 from graphmem.analysis import communities as grouping
 from graphmem.analysis import diff as changes
 from graphmem.analysis import networkx_export, timeline as timelines
 from graphmem.analysis.records import Communities, Diff, EntityTimeline
-from graphmem import forget as forgetting
-from graphmem.forget_journal import PendingForget
-from graphmem.inspect import Inspector
-from graphmem import temporal
-from graphmem import queries as q
+from graphmem.forgetting import capacity
+from graphmem.forgetting import pipeline as forgetting
+from graphmem.forgetting.journal import PendingForget
+from graphmem.graph.inspect import Inspector
+from graphmem.graph import fact_repository
 from graphmem.config import Settings
-from graphmem.embedder import Embedder, default_embedder
-from graphmem.errors import InvalidInput
+from graphmem.embedding.embedder import Embedder, default_embedder
+from graphmem.schema.errors import InvalidInput
 from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge, check_user_id, normalize_predicate
 from graphmem.ingest.extraction import Cached, Extractor
-from graphmem.ingest.llm_cache import LLMCache
+from graphmem.graph.llm_cache import LLMCache
 from graphmem.ingest.pipeline import IngestContext, write_session
 from graphmem.ingest.turns import validate_session
 from graphmem.retrieval.index import WarmIndexes
@@ -35,8 +36,8 @@ from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe, get_recipe,
 from graphmem.retrieval.search import RetrievalContext
 from graphmem.retrieval.search import search as run_search
 from graphmem.schema.records import AddFactResult, FactRecord, Timeline, WriteResult
-from graphmem.store import Store
-from graphmem.text import check_id, check_name, clean_text
+from graphmem.graph.store import Store
+from graphmem.parsing.text import check_id, check_name, clean_text
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -48,7 +49,7 @@ TimeLike = datetime | date | str
 
 
 def _text(value: object, field: str, limit: int) -> str:
-    """Free text (queries, fact sentences); see `graphmem.text` for the rules."""
+    """Free text (queries, fact sentences); see `graphmem.parsing.text` for the rules."""
     return clean_text(value, field, limit)
 
 
@@ -145,7 +146,7 @@ class Memory:
 
     def close(self) -> None:
         """Release the store; the embedded server stops with its last client in any
-        process (see `graphmem.embedded`). Safe to call twice; never raises."""
+        process (see `graphmem.graph.embedded`). Safe to call twice; never raises."""
         self.store.close()
 
     # -- graph plumbing -------------------------------------------------------
@@ -198,7 +199,7 @@ class Memory:
         contradictions closed (`ingest.pipeline.write_session`). Writing the
         same session again changes nothing. All input is validated before
         anything is written. Beyond the per-user capacity the facts least worth
-        keeping are archived (`graphmem.capacity`).
+        keeping are archived (`graphmem.forgetting.capacity`).
 
         :param user_id: whose memory; 1 to 128 letters, digits, ``_`` or ``-``.
         :param turns: ``[{"role": "user", "content": "..."}, ...]``, optionally
@@ -313,7 +314,7 @@ class Memory:
         """Record one fact directly (the store-level write under `write()`).
 
         A single-valued predicate closes the value it contradicts instead of
-        deleting it; a restatement is merged (`temporal.add_fact`). Transaction
+        deleting it; a restatement is merged (`fact_repository.add_fact`). Transaction
         time is the wall clock.
 
         :param user_id: whose memory.
@@ -367,13 +368,13 @@ class Memory:
         vectors = [v.tolist() for v in self._embed([subject, obj] + ([] if fact_vector else [text]))]
         self._open_graph(user_id)
         with self.store.user_lock(user_id):
-            result = temporal.add_fact(self.store, user_id, edge, vectors + ([fact_vector] if fact_vector else []),
+            result = fact_repository.add_fact(self.store, user_id, edge, vectors + ([fact_vector] if fact_vector else []),
                                        subject=subject, object=obj, single_valued=single_valued)
             capacity.enforce(self.store, user_id, self.settings.capacity_per_user)
         return result
 
     def restore(self, user_id: str, fact_uuid: str) -> bool:
-        """Bring an archived fact back into search (`graphmem.capacity`).
+        """Bring an archived fact back into search (`graphmem.forgetting.capacity`).
 
         :param user_id: whose memory.
         :param fact_uuid: the archived fact.
@@ -400,7 +401,7 @@ class Memory:
         *,
         subject: str | None = None,
     ) -> list[FactRecord]:
-        """Facts true at `valid_at` as known at `known_at` (`temporal.facts_at`).
+        """Facts true at `valid_at` as known at `known_at` (`fact_repository.facts_at`).
 
         :param user_id: whose memory; an unknown user has no facts.
         :param valid_at: the moment the facts are true at (default now).
@@ -414,7 +415,7 @@ class Memory:
             ['Beijing']
         """
         check_user_id(user_id)
-        return temporal.facts_at(
+        return fact_repository.facts_at(
             self.store,
             user_id,
             valid_at=t.to_utc_or_none(valid_at, field="valid_at"),
@@ -424,7 +425,7 @@ class Memory:
 
     def history(self, user_id: str, entity_or_fact: str) -> Timeline:
         """Every version of an entity's facts, or of the slot of one fact uuid
-        (`temporal.history`).
+        (`fact_repository.history`).
 
         :param user_id: whose memory.
         :param entity_or_fact: an entity name or uuid, or a fact uuid.
@@ -438,7 +439,7 @@ class Memory:
         """
         check_user_id(user_id)
         key = _name(entity_or_fact, "entity_or_fact")
-        return temporal.history(self.store, user_id, key)
+        return fact_repository.history(self.store, user_id, key)
 
     # -- analysis (read-only, see `graphmem.analysis`) ---------------------------
 
@@ -520,7 +521,7 @@ class Memory:
         what would go and changes nothing. Otherwise the data files are
         compacted so the forgotten text is gone from disk, even if the process
         dies half way (the next open finishes the job). A selector that
-        matches nothing returns an empty report. See `graphmem.forget`.
+        matches nothing returns an empty report. See `graphmem.forgetting.pipeline`.
 
         :raises InvalidInput: a bad user id or selector; nothing is deleted.
         :raises StoreError: FalkorDB failed; the forget stays pending.
@@ -560,7 +561,7 @@ class Memory:
 
     def inspect(self) -> Inspector:
         """Read-only views of the raw graph (entities, facts, turns, mentions,
-        counts, where a text occurs); see `graphmem.inspect`."""
+        counts, where a text occurs); see `graphmem.graph.inspect`."""
         return Inspector(self.store)
 
     def users(self) -> list[str]:

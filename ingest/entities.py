@@ -21,9 +21,9 @@ from datetime import datetime
 
 import numpy as np
 
-from graphmem import queries as q
+from graphmem.graph import cypher as q
 from graphmem.schema.models import EntityNode
-from graphmem.store import Store
+from graphmem.graph.store import Store
 
 AUTO_MERGE = 0.93
 AMBIGUOUS = 0.80

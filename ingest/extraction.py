@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from graphmem.ingest.llm_cache import LLMCache
+    from graphmem.graph.llm_cache import LLMCache
     from graphmem.ingest.metering import Meter
     from graphmem.ingest.prompts.resolve import EntityPair, FactDecision, ResolveCandidate
 

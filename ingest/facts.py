@@ -1,6 +1,6 @@
 """Fact resolution: ADD / MERGE / SUPERSEDE / IGNORE for each extracted fact.
 
-Offline, the decision is structural (`graphmem.temporal.insert_fact`): a
+Offline, the decision is structural (`graphmem.graph.fact_repository.insert_fact`): a
 restatement of an open fact merges, a single-valued slot supersedes, anything
 else is added. With an LLM, facts that have candidates in the graph (open facts
 of the same slot, or the most similar facts) are decided in ONE batched call;
@@ -18,11 +18,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from graphmem import queries as q
-from graphmem import temporal
+from graphmem.graph import cypher as q
+from graphmem.graph import fact_repository
 from graphmem.schema.models import FactEdge
 from graphmem.schema.supersession import plan_closures
-from graphmem.store import Store
+from graphmem.graph.store import Store
 
 SIMILAR_FACT = 0.75
 SIMILAR_K = 3
@@ -78,7 +78,7 @@ def apply_ending(store: Store, user_id: str, plan: PlannedFact) -> Decided | Non
     """
     rows = store.run(user_id, q.slot_facts(plan.edge.source_node_uuid, plan.edge.slot))
     for row in rows:
-        edge = temporal.edge_from_row(row)
+        edge = fact_repository.edge_from_row(row)
         open_ = edge.expired_at is None and edge.invalid_at is None
         if open_ and edge.target_node_uuid == plan.edge.target_node_uuid and edge.order_key() < plan.edge.invalid_at:
             store.run(user_id, q.end_fact(edge.uuid, plan.edge.invalid_at, plan.edge.episodes))
@@ -91,7 +91,7 @@ def apply_structural(store: Store, user_id: str, plan: PlannedFact, now: datetim
         ended = apply_ending(store, user_id, plan)
         if ended is not None:
             return ended
-    result = temporal.insert_fact(
+    result = fact_repository.insert_fact(
         store, user_id, plan.edge, plan.embedding.tolist(), single_valued=plan.single_valued, now=now
     )
     return Decided(result.action, result.fact_uuid, len(result.closed))
@@ -108,7 +108,7 @@ def apply_decision(
         return Decided("merged", target)
     if action == "SUPERSEDE" and target:
         rows = store.run(user_id, q.facts_by_uuid([target]))
-        existing = [temporal.edge_from_row(row) for row in rows]
+        existing = [fact_repository.edge_from_row(row) for row in rows]
         store.run(user_id, q.create_fact(plan.edge, plan.embedding.tolist()))
         closures = plan_closures(existing, plan.edge, now)
         for closure in closures:

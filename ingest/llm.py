@@ -32,7 +32,7 @@ from typing import Any, Literal
 import openai
 from pydantic import BaseModel, ConfigDict
 
-from graphmem.errors import ExtractionError
+from graphmem.schema.errors import ExtractionError
 from graphmem.ingest.extraction import (
     Cached,
     EntityResolver,
@@ -43,7 +43,7 @@ from graphmem.ingest.extraction import (
     RecordsErrors,
     TurnContext,
 )
-from graphmem.ingest.llm_cache import LLMCache, cache_key, text_hash
+from graphmem.graph.llm_cache import LLMCache, cache_key, text_hash
 from graphmem.ingest.metering import Meter
 from graphmem.ingest.prompts import JSON_OBJECT_FORMAT, ChatMessage, parse_reply
 from graphmem.ingest.prompts import extract as extract_prompt

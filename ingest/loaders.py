@@ -14,7 +14,7 @@ Three formats, each read from any path, unchanged from its official release:
 
 :func:`detect_format` tells them apart by their content, :func:`load_any` loads
 whichever it is. Every problem (missing file, unknown format, malformed record)
-raises :class:`graphmem.errors.InvalidInput` naming the path and what is wrong.
+raises :class:`graphmem.schema.errors.InvalidInput` naming the path and what is wrong.
 
 Each :class:`Session` feeds ``Memory.write`` directly::
 
@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.schema.time import UTC, to_utc
 
 Format = Literal["locomo", "longmemeval", "jsonl"]

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import queries as q
-from graphmem.errors import InvalidInput
+from graphmem.graph import cypher as q
+from graphmem.schema.errors import InvalidInput
 from graphmem.ingest.entities import resolve_entities
 from graphmem.ingest.metering import StageStats, diff
 from graphmem.ingest.extraction import (
@@ -37,7 +37,7 @@ from graphmem.ingest.turns import SessionIn, episode_uuid, turn_name
 from graphmem.schema import time as t
 from graphmem.schema.models import EpisodicNode, FactEdge, content_hash, normalize_name, normalize_predicate
 from graphmem.schema.records import WriteResult
-from graphmem.store import Store
+from graphmem.graph.store import Store
 
 CONTEXT_TURNS = 6
 MAX_NAME_CHARS = 200

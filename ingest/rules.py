@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.ingest import rule_patterns as P
-from graphmem.ingest.dates import TimeRange, TimeSpan, find_time_spans, resolve
+from graphmem.parsing.dates import TimeRange, TimeSpan, find_time_spans, resolve
 from graphmem.ingest.extraction import ExtractedEntity, ExtractedFact, Extraction, Extractor, TurnContext
 
 __all__ = ["RuleExtractor", "extract_turn"]

@@ -1,7 +1,7 @@
 """Validate what `Memory.write` is given, before anything touches the graph.
 
 All checks run first, so bad input raises `InvalidInput` with nothing half
-written. Text follows `graphmem.text`: content loses control characters other
+written. Text follows `graphmem.parsing.text`: content loses control characters other
 than tab and line breaks; a speaker holding one, a turn or session id holding
 any control character, and any lone surrogate are refused. Limits
 (configurable through Settings): a turn's content is at most `max_turn_chars`
@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.schema import time as t
 from graphmem.schema.models import content_hash
-from graphmem.text import check_id, check_name, clean_text
+from graphmem.parsing.text import check_id, check_name, clean_text
 
 ROLES = frozenset({"user", "assistant", "system", "tool"})
 MAX_SPEAKER_CHARS = 128

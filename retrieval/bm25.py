@@ -32,7 +32,7 @@ from itertools import chain
 import numpy as np
 import scipy.sparse as sp
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.retrieval.fusion import Scored
 from graphmem.retrieval.tokenize import tokenize, tokenize_many
 

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.retrieval.recipes import Reranker
 
 __all__ = [

@@ -13,11 +13,11 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from graphmem import queries as q
+from graphmem.graph import cypher as q
 
 if TYPE_CHECKING:  # bm25 imports scipy, which `graphmem facts` never needs
     from graphmem.retrieval.bm25 import BM25Index
-    from graphmem.store import Store
+    from graphmem.graph.store import Store
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from graphmem.ingest.dates import find_time_spans, resolve_in_text
+from graphmem.parsing.dates import find_time_spans, resolve_in_text
 from graphmem.schema.models import normalize_name
 
 Mode = Literal["current", "historical", "as_of"]

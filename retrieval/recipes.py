@@ -22,7 +22,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 
 
 class FactList(StrEnum):
@@ -119,7 +119,7 @@ def validate_recipe(recipe: SearchRecipe) -> SearchRecipe:
     Example:
         >>> validate_recipe(HYBRID_RRF.model_copy(update={"fact_weights": {"bm52": 1.0}}))
         Traceback (most recent call last):
-        graphmem.errors.InvalidInput: invalid search recipe 'hybrid_rrf': fact_weights.bm52.[key]: Input should be 'bm25', 'vector' or 'bfs'
+        graphmem.schema.errors.InvalidInput: invalid search recipe 'hybrid_rrf': fact_weights.bm52.[key]: Input should be 'bm25', 'vector' or 'bfs'
     """
     try:
         return SearchRecipe.model_validate(dict(recipe))

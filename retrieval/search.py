@@ -21,11 +21,11 @@ from datetime import datetime
 
 import numpy as np
 
-from graphmem import queries as q
-from graphmem.errors import InvalidInput
-from graphmem import temporal
+from graphmem.graph import cypher as q
+from graphmem.schema.errors import InvalidInput
+from graphmem.graph import fact_repository
 from graphmem.retrieval import abstention
-from graphmem.retrieval.decay import decay_rerank
+from graphmem.schema.decay import decay_rerank
 from graphmem.retrieval.fusion import get_reranker, mmr, rrf
 from graphmem.retrieval.index import UserIndexes, WarmIndexes
 from graphmem.retrieval.packet import (
@@ -35,7 +35,7 @@ from graphmem.retrieval.query import QueryPlan, analyze
 from graphmem.retrieval.recipes import FactList, Reranker, SearchRecipe, TurnList
 from graphmem.schema import time as t
 from graphmem.schema.records import FactRecord
-from graphmem.store import Store
+from graphmem.graph.store import Store
 
 TOKENS_PER_RESULT = 150
 SOURCES_PER_FACT = 3
@@ -114,7 +114,7 @@ def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, re
         return []
     pool = ordered[: max(limit * 4, 20)]
     rows = ctx.store.run(user_id, q.facts_by_uuid(pool), read_only=True)
-    records = {r.uuid: r for r in temporal.to_records(ctx.store, user_id, rows, now=now, known_at=known_at)}
+    records = {r.uuid: r for r in fact_repository.to_records(ctx.store, user_id, rows, now=now, known_at=known_at)}
     if known_at is not None:
         records = {u: r for u, r in records.items() if r.created_at <= known_at}
     kept = [records[u] for u in pool if u in records and (not recipe.time_filter or keep_for_mode(records[u], plan, now))]

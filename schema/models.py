@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.schema import time as t
 
 USER_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,128}\Z")

@@ -33,7 +33,7 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 from typing import Protocol
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 
 UTC = timezone.utc
 MIN_YEAR = 1000

@@ -20,8 +20,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
 from graphmem import Memory  # noqa: E402
-from graphmem.embedded import close_all_embedded, server_binaries  # noqa: E402
-from graphmem.embedder import default_embedder  # noqa: E402
+from graphmem.graph.embedded import close_all_embedded, server_binaries  # noqa: E402
+from graphmem.embedding.embedder import default_embedder  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 _SERVERS_BEFORE = pytest.StashKey[set]()

@@ -64,7 +64,7 @@ import pytest  # noqa: E402
 
 from graphmem.cli import when_text  # noqa: E402
 from graphmem.cli_time import parse_between, parse_time  # noqa: E402
-from graphmem.errors import InvalidInput  # noqa: E402
+from graphmem.schema.errors import InvalidInput  # noqa: E402
 from graphmem.ingest.turns import short_time  # noqa: E402
 
 

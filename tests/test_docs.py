@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("graphmem", "schema", "ingest", "retrieval", "analysis", "evals")
+PACKAGES = ("graphmem", "schema", "ingest", "retrieval", "evals")
 CITE = re.compile(r"ARCHITECTURE(?:\.md)? §(\d+)")
 # distribution name -> the module it installs, where the two differ
 IMPORT_NAMES = {

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from graphmem.minilm_numpy import NumpyMiniLM
+from graphmem.embedding.minilm_numpy import NumpyMiniLM
 
 TEXTS = [
     "I live in Beijing.",

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from graphmem import GraphMemError, InvalidInput, Memory
 from graphmem.cli import app
 from graphmem.retrieval.packet import MemoryPacket
-from graphmem.text import check_id, check_name, clean_text, surrogate_at
+from graphmem.parsing.text import check_id, check_name, clean_text, surrogate_at
 
 USER = "hostile"
 CONTROL = ("control subject", "owns", "control object 7f3a")

@@ -11,14 +11,14 @@ def test_all_names_exist_and_are_public():
 
 def test_every_public_class_or_error_is_exported():
     exported = set(graphmem.__all__)
-    from graphmem import errors
+    from graphmem.schema import errors
 
     assert set(errors.__all__) <= exported
     assert {"Memory", "Settings", "FactRecord", "Timeline"} <= exported
 
 
 def test_every_error_descends_from_the_root():
-    from graphmem import errors
+    from graphmem.schema import errors
 
     for name in errors.__all__:
         assert issubclass(getattr(errors, name), errors.GraphMemError)

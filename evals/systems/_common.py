@@ -56,7 +56,7 @@ _VECTORS: dict[str, np.ndarray] = {}
 def embed_cached(texts: Sequence[str]) -> np.ndarray:
     """graphmem's MiniLM, remembering every text it embedded in this process: naive RAG
     and Mem0 embed the same "speaker: text" strings, and a run embeds them once."""
-    from graphmem.embedder import default_embedder
+    from graphmem.embedding.embedder import default_embedder
 
     todo = list(dict.fromkeys(t for t in texts if t not in _VECTORS))
     if todo:

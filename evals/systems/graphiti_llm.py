@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from graphmem.errors import ConfigError
+from graphmem.schema.errors import ConfigError
 from graphmem.evals.llm import async_caching_http_client
 from graphmem.evals.systems._common import memory_id
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
@@ -68,7 +68,7 @@ class GraphitiLLMSystem:
         from graphiti_core.search.search_config_recipes import COMBINED_HYBRID_SEARCH_RRF
 
         from graphmem import Memory
-        from graphmem.embedder import default_embedder
+        from graphmem.embedding.embedder import default_embedder
 
         self.name = name
         self.config = config

@@ -21,7 +21,7 @@ from graphmem.evals.systems._common import error_text, memory_id, stopwatch
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
 from graphmem.evals.systems.graphmem_system import SEARCH_LIMIT, SharedGraph
 from graphmem.ingest.loaders import Conversation, Question
-from graphmem.queries import Query
+from graphmem.graph.cypher import Query
 
 NAMES = "MATCH (e:Episodic) WHERE e.uuid IN $u RETURN e.uuid AS uuid, e.name AS name"
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from graphmem import Memory
-from graphmem.embedder import default_embedder
+from graphmem.embedding.embedder import default_embedder
 from graphmem.evals.metrics import count_tokens
 from graphmem.evals.systems._common import error_text, memory_id, sessions_in_time_order, stopwatch
 from graphmem.evals.systems.base import Context, IngestStats, LLMEndpoint, SystemConfig

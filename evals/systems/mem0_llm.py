@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from graphmem.errors import ConfigError
+from graphmem.schema.errors import ConfigError
 from graphmem.evals.llm import caching_http_client
 from graphmem.evals.systems._common import memory_id
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig

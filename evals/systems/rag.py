@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from graphmem.embedder import default_embedder
+from graphmem.embedding.embedder import default_embedder
 from graphmem.evals.baselines import TurnCorpus, build_corpus, rank_rrf
 from graphmem.evals.metrics import count_tokens
 from graphmem.evals.systems._common import embed_cached, error_text, stopwatch, turn_index, turn_line

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import DEFAULT_RECIPE, HYBRID_MMR, SearchRecipe
 

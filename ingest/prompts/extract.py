@@ -19,7 +19,7 @@ from string import Template
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.ingest.extraction import ExtractedEntity, ExtractedFact, Extraction, TurnContext
 from graphmem.ingest.prompts import ChatMessage, json_schema_format, load_text
 from graphmem.schema.time import to_utc

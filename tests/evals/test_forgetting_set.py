@@ -210,3 +210,21 @@ def test_cli_exit_codes(tmp_path, embedder):
     (tmp_path / "bad.json").write_text('{"items": [{"id": "x"}]}')
     result = runner.invoke(eval_app, ["forget", "--set", str(tmp_path / "bad.json")])
     assert result.exit_code == 2
+
+
+def test_the_whole_set_with_an_llm_extractor_leaves_nothing_in_the_cache(tmp_path, embedder, scripted_llm):
+    """The cache column at 100%: every item runs through the LLM path (replies
+    computed by `rules_llm`), so cache entries exist for its turns and facts, and
+    each forget must remove every entry that holds or rests on forgotten text."""
+    from rules_llm import rules_handler
+
+    from graphmem.evals.forgetting import LLMEndpoint, run
+
+    scripted_llm.handler = rules_handler
+    results = run(data_dir=tmp_path / "gm", embedder=embedder,
+                  llm=LLMEndpoint(base_url=scripted_llm.url, model="scripted-model"))
+    assert results.failures == (), results.failures
+    passed, applies = results.hard_delete.checks["cache"]
+    assert applies >= 40 and passed == applies, (passed, applies)
+    assert results.ok
+    assert len(scripted_llm.requests) >= len(ITEMS)

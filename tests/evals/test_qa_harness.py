@@ -650,7 +650,7 @@ def test_cli_qa_runs_graphitis_own_ingestion_end_to_end(tmp_path):
 
 
 def test_bad_prices_and_a_missing_official_script_are_typed_errors(tmp_path):
-    from graphmem.errors import InvalidInput
+    from graphmem.schema.errors import InvalidInput
     from graphmem.evals.cost import dollars, load_prices_text
 
     for text in ("[1, 2]", '{"m": {"prompt": "cheap"}}', "not json"):

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.evals import nested_kv, splits
 from graphmem.evals.metrics import QuestionRecord, recall_at, session_any_at, summarize
 from graphmem.evals.report import read_results, render

@@ -3,7 +3,7 @@
     forget_child.py DATA_DIR USER TEXT STEP MODE
 
 Prints ``SERVER <pid>``, then ``START`` just before the forget, ``AT <step>``
-when the forget reaches STEP (a name `graphmem.forget` logs at debug level),
+when the forget reaches STEP (a name `graphmem.forgetting.pipeline` logs at debug level),
 and ``DONE`` at the end. MODE ``block`` sleeps at STEP until killed; ``pass``
 only reports it, for kills that race the next step.
 """
@@ -26,7 +26,7 @@ class StopAt(logging.Handler):
                 time.sleep(3600)
 
 
-forget_log = logging.getLogger("graphmem.forget")
+forget_log = logging.getLogger("graphmem.forgetting.pipeline")
 forget_log.setLevel(logging.DEBUG)
 forget_log.addHandler(StopAt())
 

@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from graphmem import Memory
-from graphmem.queries import Query
+from graphmem.graph.cypher import Query
 
 CHILD = Path(__file__).with_name("forget_child.py")
 NAME = "Zebulon"

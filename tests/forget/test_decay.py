@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
 from graphmem import Memory, Settings
-from graphmem.retrieval.decay import decay_rerank, decay_score, to_archive
+from graphmem.schema.decay import decay_rerank, decay_score, to_archive
 
 NOW = datetime(2024, 6, 1, tzinfo=timezone.utc)
 

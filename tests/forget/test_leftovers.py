@@ -9,7 +9,7 @@ from pathlib import Path
 from llm_server import user_text
 
 from graphmem import Memory, Settings
-from graphmem.ingest.llm_cache import LLMCache, text_hash
+from graphmem.graph.llm_cache import LLMCache, text_hash
 
 PET = "Quetzalcoatl"
 

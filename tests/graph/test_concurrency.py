@@ -13,8 +13,8 @@ from itertools import combinations
 from pathlib import Path
 
 from graphmem import Memory
-from graphmem.locking import lock_key
-from graphmem.store import Store
+from graphmem.graph.locking import lock_key
+from graphmem.graph.store import Store
 
 CHILD = Path(__file__).with_name("concurrency_child.py")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem import InvalidInput
-from graphmem.inspect import Inspector
+from graphmem.graph.inspect import Inspector
 
 
 @pytest.fixture

@@ -17,17 +17,17 @@ import psutil
 import redis
 
 from graphmem import Memory
-from graphmem.embedded import DB_FILENAME, foreign_connections
-from graphmem.queries import Query
-from graphmem.store import Store
+from graphmem.graph.embedded import DB_FILENAME, foreign_connections
+from graphmem.graph.cypher import Query
+from graphmem.graph.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 
 TWO_THREADS_NO_CLOSE = """
 import sys, threading
 from pathlib import Path
-from graphmem.queries import Query
-from graphmem.store import Store
+from graphmem.graph.cypher import Query
+from graphmem.graph.store import Store
 
 store = Store.open(data_dir=Path(sys.argv[1]))
 def work(k):
@@ -44,8 +44,8 @@ print(store.server_pid, len(store._db.client.client_list()), flush=True)
 WRITER = """
 import sys
 from pathlib import Path
-from graphmem.queries import Query
-from graphmem.store import Store
+from graphmem.graph.cypher import Query
+from graphmem.graph.store import Store
 
 store = Store.open(data_dir=Path(sys.argv[1]))
 def write(i):

@@ -7,8 +7,8 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 from pydantic import ValidationError
 
-from graphmem.errors import InvalidInput
-from graphmem.ingest.dates import TimeRange, find_time_expressions, find_time_spans, resolve, resolve_in_text
+from graphmem.schema.errors import InvalidInput
+from graphmem.parsing.dates import TimeRange, find_time_expressions, find_time_spans, resolve, resolve_in_text
 
 REF = datetime(2024, 7, 15, 10, 0, tzinfo=UTC)  # a Monday
 

@@ -15,7 +15,7 @@ import pytest
 from pydantic import ValidationError
 from llm_server import ScriptedError, ScriptedLLM, ScriptedRaw, count_tokens, unused_port, user_text
 
-from graphmem.errors import ExtractionError, GraphMemError
+from graphmem.schema.errors import ExtractionError, GraphMemError
 from graphmem.ingest.extraction import Extraction, Extractor, TurnContext
 from graphmem.ingest.llm import (
     EntityPair,
@@ -25,7 +25,7 @@ from graphmem.ingest.llm import (
     ResolveAction,
     ResolveCandidate,
 )
-from graphmem.ingest.llm_cache import LLMCache, text_hash
+from graphmem.graph.llm_cache import LLMCache, text_hash
 from graphmem.ingest.metering import Meter, diff
 from graphmem.ingest.prompts import extract, resolve, strip_fences
 

@@ -14,7 +14,7 @@ import pytest
 from pydantic import ValidationError
 
 from graphmem import Memory
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.ingest.loaders import (
     Conversation,
     Question,

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from dateutil.parser import parse as parse_date
 
-from graphmem.errors import InvalidInput
-from graphmem.ingest import dates, rules
+from graphmem.schema.errors import InvalidInput
+from graphmem.ingest import rules
+from graphmem.parsing import dates
 from graphmem.ingest.extraction import ExtractedFact, Extraction, TurnContext
 from graphmem.ingest.rules import RuleExtractor
 

@@ -97,9 +97,8 @@ def test_writing_the_same_session_again_changes_nothing(memory):
     assert first.episodes == 3 and again.episodes == 0 and again.episodes_skipped == 3
     assert (again.facts_added, again.entities_new) == (0, 0)
     assert memory.facts("u") == snapshot
-    counts = memory.store.run("u", __import__("graphmem.queries", fromlist=["Query"]).Query(
-        "MATCH (e:Episodic) WITH count(e) AS episodes MATCH ()-[r:NEXT_EPISODE]->() RETURN episodes, count(r) AS links", {}))
-    assert counts == [{"episodes": 3, "links": 2}]
+    counts = memory.inspect().counts("u")
+    assert (counts.episodes, counts.episode_links) == (3, 2)
 
 
 def test_eight_threads_writing_to_one_user_lose_nothing_and_duplicate_nothing(memory):
@@ -121,9 +120,7 @@ def test_eight_threads_writing_to_one_user_lose_nothing_and_duplicate_nothing(me
     likes = current(memory, "u", "LIKES")
     assert likes == sorted(f"hobby{i}" for i in range(8))
     assert current(memory, "u", "LIVES_IN") == ["Boston"]
-    from graphmem.queries import Query
-
-    names = [row["name"] for row in memory.store.run("u", Query("MATCH (n:Entity) RETURN n.name AS name", {}))]
+    names = [row.name for row in memory.inspect().entities("u")]
     assert len(names) == len(set(n.casefold() for n in names))
     assert names.count("Caroline") == 1
 
@@ -153,9 +150,7 @@ def test_bad_input_is_refused_and_nothing_is_half_written(memory, turns, when, e
         with pytest.raises(InvalidInput):
             memory.write("u", good_then_bad, when)
     assert memory.facts("u") == before
-    from graphmem.queries import Query
-
-    assert memory.store.run("u", Query("MATCH (e:Episodic) RETURN count(e) AS n", {})) == [{"n": 1}]
+    assert memory.inspect().counts("u").episodes == 1
 
 
 def test_too_many_turns_in_one_write_is_refused(memory):

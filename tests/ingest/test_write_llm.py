@@ -8,7 +8,6 @@ from llm_server import count_tokens, user_text
 
 from graphmem import Memory, Settings
 from graphmem.ingest.llm import LLMExtractor
-from graphmem.queries import Query
 
 
 def fact(city: str, valid_at: str) -> dict:
@@ -88,7 +87,7 @@ def test_a_malformed_reply_keeps_the_episode_and_records_the_error(tmp_path, emb
                                  {"role": "user", "content": "I live in Beijing."}], "2024-03-10T09:00:00Z", "s1")
         assert result.episodes == 2
         assert len(result.errors) == 1 and "extract" in result.errors[0]
-        contents = mem.store.run("u", Query("MATCH (e:Episodic) RETURN e.content AS c ORDER BY e.turn_index", {}))
-        assert [row["c"] for row in contents] == ["GARBLED words", "I live in Beijing."]
+        episodes = sorted(mem.inspect().episodes("u"), key=lambda e: e.turn_index)
+        assert [e.content for e in episodes] == ["GARBLED words", "I live in Beijing."]
         assert [f.object for f in mem.facts("u")] == ["Beijing"]
     assert json.dumps(result.model_dump(mode="json"))

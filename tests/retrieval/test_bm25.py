@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.retrieval.bm25 import BM25Index, BM25Params, Scored
 from graphmem.retrieval.tokenize import KEPT_WORDS, STOPWORDS, stem, tokenize, tokenize_many
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 from graphmem.retrieval.fusion import (
     RERANKERS,
     Scored,

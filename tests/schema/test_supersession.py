@@ -67,7 +67,7 @@ def said(obj: str, hour: int, n: int) -> FactEdge:
 
 
 def apply(slot: dict[str, FactEdge], edge: FactEdge, placement: Placement) -> None:
-    """What `temporal.apply_placement` writes, applied to a dict (the planner's model)."""
+    """What `fact_repository.apply_placement` writes, applied to a dict (the planner's model)."""
     if placement.merge_into:
         kept = slot[placement.merge_into]
         kept.episodes = kept.episodes + edge.episodes

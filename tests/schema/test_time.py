@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from graphmem import InvalidInput
-from graphmem.queries import Query
+from graphmem.graph.cypher import Query
 from graphmem.schema import time as t
 
 UTC = timezone.utc

@@ -21,7 +21,7 @@ import threading
 import redis
 from redis.lock import Lock
 
-from graphmem.errors import StoreError
+from graphmem.schema.errors import StoreError
 
 LOCK_TTL = 30.0
 LOCK_WAIT = 600.0

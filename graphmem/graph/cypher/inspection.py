@@ -1,4 +1,4 @@
-"""Read-only Cypher builders for `graphmem.inspect`: raw rows, no embeddings.
+"""Read-only Cypher builders for `graphmem.graph.inspect`: raw rows, no embeddings.
 
 Pure functions returning a `Query`; every user-influenced value is a parameter.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graphmem.queries import FACT_VIEW, Query
+from graphmem.graph.cypher import FACT_VIEW, Query
 from graphmem.schema import time as t
 
 
@@ -75,7 +75,8 @@ def counts() -> Query:
         "OPTIONAL MATCH (n:Entity) WITH count(n) AS entities "
         "OPTIONAL MATCH (e:Episodic) WITH entities, count(e) AS episodes "
         "OPTIONAL MATCH ()-[r:RELATES_TO]->() WITH entities, episodes, count(r) AS facts "
-        "OPTIONAL MATCH ()-[m:MENTIONS]->() RETURN entities, episodes, facts, count(m) AS mentions",
+        "OPTIONAL MATCH ()-[m:MENTIONS]->() WITH entities, episodes, facts, count(m) AS mentions "
+        "OPTIONAL MATCH ()-[l:NEXT_EPISODE]->() RETURN entities, episodes, facts, mentions, count(l) AS episode_links",
         {},
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphmem.queries import Query
+from graphmem.graph.cypher import Query
 
 
 def fact_exists(uuid: str) -> Query:

@@ -8,7 +8,7 @@ most central member (highest weighted degree inside the group, then in the
 whole graph, then by name).
 
 Communities are stored as Graphiti-style ``Community`` nodes with ``HAS_MEMBER``
-edges (`graphmem.community_repository`), stamped with the graph version they
+edges (`graphmem.graph.communities`), stamped with the graph version they
 were computed at, so search can use them later and a reader knows when they are
 stale: `communities` recomputes when the graph has been written since, or when
 asked to. A forget drops them (the label is an entity's name).
@@ -26,13 +26,13 @@ from typing import Any
 
 import networkx as nx
 
-from graphmem import community_repository as repo
-from graphmem import temporal
+from graphmem.graph import communities as repo
+from graphmem.graph import fact_repository
 from graphmem.analysis.networkx_export import build_graph
 from graphmem.analysis.records import Communities, Community
-from graphmem.inspect import Inspector
+from graphmem.graph.inspect import Inspector
 from graphmem.schema import time as t
-from graphmem.store import Store
+from graphmem.graph.store import Store
 
 SEED = 42
 SUMMARY_MEMBERS = 10  # the stored summary names the most central members, for a later text search
@@ -79,7 +79,7 @@ def detect(graph: nx.MultiDiGraph, version: int, *, seed: int = SEED, resolution
 
 
 def to_rows(groups: Sequence[Community]) -> list[dict[str, Any]]:
-    """Pure: what `community_queries.create_communities` stores for `groups`."""
+    """Pure: what `graph.cypher.communities.create_communities` stores for `groups`."""
     return [
         {"uuid": g.uuid, "name": g.label, "summary": ", ".join(g.members[:SUMMARY_MEMBERS]),
          "label_uuid": g.label_uuid, "size": g.size, "rank": g.rank,
@@ -101,7 +101,7 @@ def from_rows(rows: Sequence[dict[str, Any]]) -> list[Community]:
 
 def compute(store: Store, user_id: str) -> list[Community]:
     """Louvain over the facts true now (read-only)."""
-    facts = temporal.facts_at(store, user_id, valid_at=None, known_at=None)
+    facts = fact_repository.facts_at(store, user_id, valid_at=None, known_at=None)
     graph = build_graph(facts, Inspector(store).entities(user_id) if facts else [])
     return detect(graph, repo.graph_version(store, user_id))
 

@@ -19,10 +19,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from graphmem.analysis.records import Change, Diff
-from graphmem.inspect import EntityRow, Inspector
+from graphmem.graph.inspect import EntityRow, Inspector
 from graphmem.schema import time as t
 from graphmem.schema.records import FactRecord
-from graphmem.store import Store
+from graphmem.graph.store import Store
 
 KIND_ORDER = {"superseded": 0, "ended": 1, "started": 2, "appeared": 3}
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphmem.errors import ConfigError, StoreError
+from graphmem.schema.errors import ConfigError, StoreError
 
 DB_FILENAME = "graphmem.rdb"
 DURABLE_CONFIG = {

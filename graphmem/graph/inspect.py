@@ -22,13 +22,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from graphmem import inspect_queries as iq
-from graphmem import temporal
+from graphmem.graph import fact_repository
+from graphmem.graph.cypher import inspection as iq
 from graphmem.schema import time as t
 from graphmem.schema.models import check_user_id
 from graphmem.schema.records import FactRecord
-from graphmem.store import Store
-from graphmem.text import clean_text
+from graphmem.graph.store import Store
+from graphmem.parsing.text import clean_text
 
 MAX_NEEDLE = 1_000
 
@@ -88,6 +88,7 @@ class Counts(_Row):
     episodes: int = 0
     facts: int = 0
     mentions: int = 0
+    episode_links: int = 0
 
 
 class TextHit(_Row):
@@ -146,7 +147,7 @@ class Inspector:
         """Every fact version as known at `known_at` (default now), whatever its
         valid time, with status and successor as then known; retracted ones left out."""
         rows = self._rows(user_id, iq.fact_versions(known_at))
-        return temporal.to_records(self.store, user_id, rows, now=t.now_utc(), known_at=known_at) if rows else []
+        return fact_repository.to_records(self.store, user_id, rows, now=t.now_utc(), known_at=known_at) if rows else []
 
     def episodes(self, user_id: str) -> list[EpisodeRow]:
         return [EpisodeRow(**r) for r in self._rows(user_id, iq.episodes())]

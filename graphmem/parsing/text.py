@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 
 _DROPPED_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _REFUSED_IN_NAMES = _DROPPED_IN_TEXT

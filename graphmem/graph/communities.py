@@ -12,9 +12,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from graphmem import community_queries as cq
-from graphmem import queries as q
-from graphmem.store import Store
+from graphmem.graph import cypher as q
+from graphmem.graph.cypher import communities as cq
+from graphmem.graph.store import Store
 
 
 def graph_version(store: Store, user_id: str) -> int:
@@ -33,7 +33,7 @@ def load(store: Store, user_id: str) -> list[dict[str, Any]]:
 
 
 def replace(store: Store, user_id: str, rows: list[dict[str, Any]], version: int, now: datetime) -> None:
-    """Drop the stored communities and store `rows` (see `community_queries.create_communities`)."""
+    """Drop the stored communities and store `rows` (see `cypher.communities.create_communities`)."""
     store.run(user_id, cq.delete_communities())
     if rows:
         store.run(user_id, cq.create_communities(rows, user_id, version, now))

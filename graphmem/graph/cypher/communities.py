@@ -1,4 +1,4 @@
-"""Cypher builders for stored communities; pure, every value a parameter (see queries.py).
+"""Cypher builders for stored communities; pure, every value a parameter (see `graphmem.graph.cypher`).
 
 Graphiti's shape: ``(:Community {uuid, group_id, name, summary, created_at})-[:HAS_MEMBER
 {uuid, group_id, created_at}]->(:Entity)``, plus graphmem's ``label_uuid``,
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from graphmem.queries import Query
+from graphmem.graph.cypher.query import Query
 from graphmem.schema import time as t
 
 

@@ -38,20 +38,20 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from graphmem import community_queries as cq
-from graphmem import forget_journal as journal
-from graphmem import forget_queries as fq
-from graphmem import queries as q
-from graphmem.errors import GraphMemError
-from graphmem.ingest.llm_cache import LLMCache
-from graphmem.inspect import Inspector
-from graphmem.errors import InvalidInput, StoreError
+from graphmem.forgetting import journal
+from graphmem.graph.cypher import communities as cq
+from graphmem.graph.cypher import forgetting as fq
+from graphmem.graph import cypher as q
+from graphmem.schema.errors import GraphMemError
+from graphmem.graph.llm_cache import LLMCache
+from graphmem.graph.inspect import Inspector
+from graphmem.schema.errors import InvalidInput, StoreError
 from graphmem.schema import time as t
 from graphmem.schema.models import normalize_name
-from graphmem.store import Store
-from graphmem.text import check_name, clean_text
+from graphmem.graph.store import Store
+from graphmem.parsing.text import check_name, clean_text
 
-log = logging.getLogger("graphmem.forget")
+log = logging.getLogger("graphmem.forgetting.pipeline")
 
 SELECTOR_KEYS = ("fact", "entity", "session_id", "text", "between", "all")
 MAX_SELECTOR_TEXT = 1_000
@@ -87,7 +87,7 @@ class ForgetReport(BaseModel):
 def parse_selector(selector: object, *, confirm: bool) -> Selector:
     """Exactly one known key with a usable value; `{"all": true}` needs confirm.
 
-    Text follows `graphmem.text`: a "text" selector loses control characters
+    Text follows `graphmem.parsing.text`: a "text" selector loses control characters
     as stored turns did; a fact uuid, entity name or session id holding one, or
     any lone surrogate, is refused.
     """

@@ -32,7 +32,7 @@ import dateparser
 from dateutil.relativedelta import relativedelta
 from pydantic import BaseModel, ConfigDict
 
-from graphmem.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput
 
 Granularity = Literal["day", "week", "month", "year"]
 Prefer = Literal["past", "future"]

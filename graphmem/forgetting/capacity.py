@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graphmem import queries as q
-from graphmem.retrieval.decay import DecayInput, to_archive
+from graphmem.graph import cypher as q
+from graphmem.schema.decay import DecayInput, to_archive
 from graphmem.schema import time as t
-from graphmem.store import Store
+from graphmem.graph.store import Store
 
 
 def decay_input(row: dict) -> DecayInput:

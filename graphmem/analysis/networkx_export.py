@@ -21,11 +21,11 @@ from datetime import datetime
 
 import networkx as nx
 
-from graphmem import temporal
-from graphmem.inspect import EntityRow, Inspector
+from graphmem.graph import fact_repository
+from graphmem.graph.inspect import EntityRow, Inspector
 from graphmem.schema import time as t
 from graphmem.schema.records import FactRecord
-from graphmem.store import Store
+from graphmem.graph.store import Store
 
 EDGE_FIELDS = ("uuid", "predicate", "fact", "valid_at", "invalid_at", "created_at", "expired_at", "status",
                "superseded_by", "episodes", "source_turn_ids", "derived_from", "importance", "expires_at")
@@ -56,6 +56,6 @@ def to_networkx(store: Store, user_id: str, *, valid_at: datetime | None, known_
     ``graph.graph`` records the user and both times, so a saved graph says what it shows.
     """
     moment = valid_at or t.now_utc()
-    facts = temporal.facts_at(store, user_id, valid_at=moment, known_at=known_at)
+    facts = fact_repository.facts_at(store, user_id, valid_at=moment, known_at=known_at)
     entities = Inspector(store).entities(user_id) if facts else []
     return build_graph(facts, entities, user_id=user_id, valid_at=moment, known_at=known_at)

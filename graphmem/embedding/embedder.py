@@ -16,7 +16,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from graphmem.errors import ConfigError
+from graphmem.schema.errors import ConfigError
 
 
 @runtime_checkable

@@ -16,10 +16,10 @@ from typing import Any
 
 import redis
 
-from graphmem.embedded import close_embedded, open_embedded, server_pid
-from graphmem.errors import ConfigError, InvalidInput, StoreError
-from graphmem.locking import UserLock
-from graphmem.queries import Query, create_graph_meta, graph_meta
+from graphmem.graph.embedded import close_embedded, open_embedded, server_pid
+from graphmem.schema.errors import ConfigError, InvalidInput, StoreError
+from graphmem.graph.locking import UserLock
+from graphmem.graph.cypher import Query, create_graph_meta, graph_meta
 from graphmem.schema import time as t
 
 INDEX_WAIT_SECONDS = 300.0
@@ -132,7 +132,7 @@ class Store:
 
     def user_lock(self, user_id: str) -> UserLock:
         """The lock that serializes writes to one user across threads, processes
-        and service workers sharing this FalkorDB (see `graphmem.locking`)."""
+        and service workers sharing this FalkorDB (see `graphmem.graph.locking`)."""
         with self._guard:
             if user_id not in self._locks:
                 self._locks[user_id] = UserLock(self._db.connection, check_user_id(user_id))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphmem.errors import ConfigError
+from graphmem.schema.errors import ConfigError
 
 LAYERS = 6
 HEADS = 12

@@ -16,9 +16,15 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import NamedTuple
 
-from graphmem.retrieval.fusion import Scored
 
 HALF_LIFE_DAYS = 30.0
+
+
+class Ranked(NamedTuple):
+    """A uuid and its decay score (the same shape as retrieval's `Scored`)."""
+
+    doc_id: str
+    score: float
 
 
 class DecayInput(NamedTuple):
@@ -52,11 +58,11 @@ def decay_score(
     return max(0.0, importance) * recency * (1.0 + math.log1p(max(0, access_count)))
 
 
-def decay_rerank(candidates: Sequence, now: datetime, half_life_days: float = HALF_LIFE_DAYS) -> list[Scored]:
+def decay_rerank(candidates: Sequence, now: datetime, half_life_days: float = HALF_LIFE_DAYS) -> list[Ranked]:
     """Order fact-like records (importance, access_count, last_accessed_at,
     created_at, uuid) by decay score, highest first; ties keep input order."""
     scored = [
-        Scored(c.uuid, decay_score(c.importance, c.access_count, c.last_accessed_at, c.created_at, now, half_life_days))
+        Ranked(c.uuid, decay_score(c.importance, c.access_count, c.last_accessed_at, c.created_at, now, half_life_days))
         for c in candidates
     ]
     return sorted(scored, key=lambda s: -s.score)

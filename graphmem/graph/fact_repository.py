@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from graphmem import queries as q
-from graphmem.errors import NotFound
+from graphmem.graph import cypher as q
+from graphmem.schema.errors import NotFound
 from graphmem.schema import time as t
 from graphmem.schema.models import EntityNode, FactEdge, new_uuid, normalize_name
 from graphmem.schema.records import AddFactResult, FactRecord, Timeline
 from graphmem.schema.supersession import Placement, plan_placement
-from graphmem.store import Store
+from graphmem.graph.store import Store
 
 
 def edge_from_row(row: dict[str, Any]) -> FactEdge:

@@ -6,11 +6,11 @@ them by start of validity, with the entity's role in each fact.
 
 from __future__ import annotations
 
-from graphmem import temporal
+from graphmem.graph import fact_repository
 from graphmem.analysis.records import EntityTimeline, TimelineEntry
 from graphmem.schema.models import normalize_name
 from graphmem.schema.records import FactRecord, Timeline
-from graphmem.store import Store
+from graphmem.graph.store import Store
 
 def _start_key(entry: TimelineEntry) -> tuple:
     """Open starts first (they held from before anything recorded), then by start."""
@@ -34,5 +34,5 @@ def entries(history: Timeline) -> EntityTimeline:
 
 
 def timeline(store: Store, user_id: str, entity: str) -> EntityTimeline:
-    """Raises NotFound (from `temporal.history`) for an unknown user or entity."""
-    return entries(temporal.history(store, user_id, entity))
+    """Raises NotFound (from `fact_repository.history`) for an unknown user or entity."""
+    return entries(fact_repository.history(store, user_id, entity))

@@ -1,0 +1,122 @@
+"""Cypher for entities, their aliases, mentions and summaries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from graphmem.schema import time as t
+from graphmem.schema.models import EntityNode, new_uuid
+
+from graphmem.graph.cypher.query import Query
+
+
+def merge_entity(entity: EntityNode, embedding: Sequence[float] | None) -> Query:
+    """Find the entity by normalised name or create it; returns its uuid and name."""
+    props = entity.to_props()
+    return Query(
+        "MERGE (n:Entity {group_id: $group_id, normalized_name: $key}) "
+        "ON CREATE SET n += $props, n.name_embedding = vecf32($embedding) "
+        "RETURN n.uuid AS uuid, n.name AS name",
+        {
+            "group_id": entity.group_id,
+            "key": entity.normalized_name,
+            "props": props,
+            "embedding": list(embedding) if embedding is not None else None,
+        },
+    )
+
+
+def find_entity(name_or_uuid: str, normalized: str) -> Query:
+    return Query(
+        "MATCH (n:Entity) WHERE n.uuid = $value OR n.normalized_name = $key "
+        "RETURN n.uuid AS uuid, n.name AS name LIMIT 1",
+        {"value": name_or_uuid, "key": normalized},
+    )
+
+
+def packet_entities(entity_uuids: Sequence[str], fact_uuids: Sequence[str], now: datetime) -> Query:
+    """Entities by uuid plus the subjects and objects of the given facts, each with
+    up to five facts it is the subject of that hold at `now` and are still in
+    search (not expired, not archived, not past `expires_at`). The stored summary
+    is not used: it keeps facts whose `expires_at` has passed, which search must
+    not show. Unlabelled endpoints for the reason in `facts_by_uuid`."""
+    live = (f"{t.current_cypher('f')} AND f.archived_at IS NULL AND "
+            f"(toString(f.expires_at) IS NULL OR toString(f.expires_at) > $now) AND {t.true_at_cypher('f', 'now')}")
+    return Query(
+        "OPTIONAL MATCH (s)-[r:RELATES_TO]->(o) WHERE r.uuid IN $facts "
+        "WITH collect(s.uuid) + collect(o.uuid) + $entities AS ids "
+        "MATCH (n:Entity) WHERE n.uuid IN ids "
+        f"OPTIONAL MATCH (n)-[f:RELATES_TO]->() WHERE {live} "
+        "WITH n, collect(f.fact)[0..5] AS facts "
+        "RETURN n.uuid AS uuid, n.name AS name, n.created_at AS created_at, facts",
+        {"entities": list(entity_uuids), "facts": list(fact_uuids), "now": t.encode(now)},
+    )
+
+
+def match_entities(keys: Sequence[str]) -> Query:
+    """Entities whose normalised name or an alias is one of `keys`."""
+    return Query(
+        "MATCH (n:Entity) WHERE n.normalized_name IN $keys OR any(a IN coalesce(n.aliases, []) WHERE a IN $keys) "
+        "RETURN n.uuid AS uuid, n.name AS name, n.normalized_name AS key, coalesce(n.aliases, []) AS aliases",
+        {"keys": list(keys)},
+    )
+
+
+def nearest_entities(vector: Sequence[float], k: int) -> Query:
+    """Closest entity names by cosine; FalkorDB's score is the cosine distance."""
+    return Query(
+        "CALL db.idx.vector.queryNodes('Entity', 'name_embedding', $k, vecf32($v)) YIELD node, score "
+        "RETURN node.uuid AS uuid, node.name AS name, 1.0 - score AS similarity",
+        {"k": int(k), "v": list(vector)},
+    )
+
+
+def create_entities(rows: Sequence[dict[str, Any]]) -> Query:
+    """rows: {key, props, embedding}; MERGE on the normalised name."""
+    return Query(
+        "UNWIND $rows AS row MERGE (n:Entity {group_id: row.props.group_id, normalized_name: row.key}) "
+        "ON CREATE SET n += row.props, n.name_embedding = vecf32(row.embedding) "
+        "RETURN n.uuid AS uuid, row.key AS key",
+        {"rows": list(rows)},
+    )
+
+
+def add_aliases(pairs: Sequence[tuple[str, str]]) -> Query:
+    return Query(
+        "UNWIND $pairs AS p MATCH (n:Entity {uuid: p[0]}) "
+        "SET n.aliases = CASE WHEN p[1] IN coalesce(n.aliases, []) THEN n.aliases ELSE coalesce(n.aliases, []) + [p[1]] END",
+        {"pairs": [list(p) for p in pairs]},
+    )
+
+
+def create_mentions(pairs: Sequence[tuple[str, str]], group_id: str, created_at: datetime) -> Query:
+    return Query(
+        "UNWIND $pairs AS p MATCH (e:Episodic {uuid: p[0]}), (n:Entity {uuid: p[1]}) "
+        "MERGE (e)-[r:MENTIONS]->(n) ON CREATE SET r.uuid = p[2], r.group_id = $group_id, r.created_at = $at",
+        {"pairs": [[a, b, new_uuid()] for a, b in pairs], "group_id": group_id, "at": t.encode(created_at)},
+    )
+
+
+def entity_keys() -> Query:
+    return Query(
+        "MATCH (n:Entity) RETURN n.uuid AS uuid, n.normalized_name AS key, coalesce(n.aliases, []) AS aliases", {}
+    )
+
+
+def rebuild_summaries(entity_uuids: Sequence[str] | None = None, now: datetime | None = None) -> Query:
+    """Summary = up to five current facts the entity is the subject of, rebuilt
+    from what the graph holds now (after a write, a deletion or a purge).
+
+    Closed facts and facts whose expiry (`expires_at`) has passed at `now`
+    (default: the wall clock) are left out: expired text must not live on in a
+    summary after the fact itself left search or was purged."""
+    where = "WHERE n.uuid IN $u " if entity_uuids is not None else ""
+    return Query(
+        f"MATCH (n:Entity) {where}OPTIONAL MATCH (n)-[r:RELATES_TO]->() WHERE r.expired_at IS NULL "
+        "AND (r.expires_at IS NULL OR toString(r.expires_at) > $now) "
+        "WITH n, collect(r.fact)[0..5] AS facts SET n.summary = reduce(s = '', f IN facts | "
+        "CASE WHEN s = '' THEN f ELSE s + ' ' + f END)",
+        {"u": list(entity_uuids or []), "now": t.encode(now or t.now_utc())},
+    )

@@ -1,0 +1,102 @@
+"""Cypher for episodes (stored turns): create, link, look up, rank."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from graphmem.schema import time as t
+from graphmem.schema.models import new_uuid
+
+from graphmem.graph.cypher.query import Query
+
+
+def episode_times(uuids: Sequence[str]) -> Query:
+    """Session time of each episode: when the facts it states were said to hold."""
+    return Query(
+        "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.valid_at AS valid_at",
+        {"uuids": list(uuids)},
+    )
+
+
+def episode_names(uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.name AS name",
+        {"uuids": list(uuids)},
+    )
+
+
+def existing_episodes(uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.extracted AS extracted",
+        {"uuids": list(uuids)},
+    )
+
+
+def create_episodes(rows: Sequence[dict[str, Any]]) -> Query:
+    """rows: {uuid, props, embedding}; MERGE on uuid makes a repeated write a no-op."""
+    return Query(
+        "UNWIND $rows AS row MERGE (e:Episodic {uuid: row.uuid}) "
+        "ON CREATE SET e += row.props, e.content_embedding = vecf32(row.embedding)",
+        {"rows": list(rows)},
+    )
+
+
+def previous_episode(session_id: str, before_index: int) -> Query:
+    return Query(
+        "MATCH (e:Episodic {session_id: $session_id}) WHERE e.turn_index < $index "
+        "RETURN e.uuid AS uuid ORDER BY e.turn_index DESC LIMIT 1",
+        {"session_id": session_id, "index": before_index},
+    )
+
+
+def link_episodes(pairs: Sequence[tuple[str, str]], group_id: str, created_at: datetime) -> Query:
+    return Query(
+        "UNWIND $pairs AS p MATCH (a:Episodic {uuid: p[0]}), (b:Episodic {uuid: p[1]}) "
+        "MERGE (a)-[r:NEXT_EPISODE]->(b) ON CREATE SET r.uuid = p[2], r.group_id = $group_id, r.created_at = $at",
+        {"pairs": [[a, b, new_uuid()] for a, b in pairs], "group_id": group_id, "at": t.encode(created_at)},
+    )
+
+
+def mark_extracted(rows: Sequence[dict[str, Any]]) -> Query:
+    """rows: {uuid, edges}: the episode's facts are written; re-writes may skip it."""
+    return Query(
+        "UNWIND $rows AS row MATCH (e:Episodic {uuid: row.uuid}) SET e.extracted = true, e.entity_edges = row.edges",
+        {"rows": list(rows)},
+    )
+
+
+def episode_docs() -> Query:
+    return Query("MATCH (e:Episodic) RETURN e.uuid AS uuid, e.speaker + ': ' + e.content AS text", {})
+
+
+def vector_episodes(vector: Sequence[float], k: int) -> Query:
+    return Query(
+        "CALL db.idx.vector.queryNodes('Episodic', 'content_embedding', $k, vecf32($v)) "
+        "YIELD node, score RETURN node.uuid AS uuid, 1.0 - score AS similarity",
+        {"k": int(k), "v": list(vector)},
+    )
+
+
+def episodes_mentioning(entity_uuids: Sequence[str], limit: int) -> Query:
+    return Query(
+        "MATCH (e:Episodic)-[:MENTIONS]->(n:Entity) WHERE n.uuid IN $uuids "
+        "WITH e, count(n) AS hits ORDER BY hits DESC, e.valid_at DESC LIMIT $limit RETURN e.uuid AS uuid, hits",
+        {"uuids": list(entity_uuids), "limit": int(limit)},
+    )
+
+
+def episodes_by_uuid(uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.name AS turn_id, "
+        "e.valid_at AS session_time, e.speaker AS speaker, e.content AS content, e.created_at AS created_at",
+        {"uuids": list(uuids)},
+    )
+
+
+def episode_neighbours(uuids: Sequence[str]) -> Query:
+    return Query(
+        "MATCH (a:Episodic)-[:NEXT_EPISODE]-(b:Episodic) WHERE a.uuid IN $uuids RETURN a.uuid AS of, b.uuid AS uuid",
+        {"uuids": list(uuids)},
+    )
