@@ -8,9 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphmem.analysis import communities as grouping
+from graphmem.analysis import diff as changes
+from graphmem.analysis import networkx_export, timeline as timelines
+from graphmem.analysis.records import Communities, Diff, EntityTimeline
 from graphmem.forgetting import capacity
 from graphmem.forgetting import pipeline as forgetting
 from graphmem.forgetting.journal import PendingForget
@@ -33,6 +38,9 @@ from graphmem.retrieval.search import search as run_search
 from graphmem.schema.records import AddFactResult, FactRecord, Timeline, WriteResult
 from graphmem.graph.store import Store
 from graphmem.parsing.text import check_id, check_name, clean_text
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 MAX_NAME_CHARS = 500
 MAX_FACT_CHARS = 4_000
@@ -432,6 +440,75 @@ class Memory:
         check_user_id(user_id)
         key = _name(entity_or_fact, "entity_or_fact")
         return fact_repository.history(self.store, user_id, key)
+
+    # -- analysis (read-only, see `graphmem.analysis`) ---------------------------
+
+    def to_networkx(
+        self, user_id: str, valid_at: TimeLike | None = None, known_at: TimeLike | None = None
+    ) -> "nx.MultiDiGraph":
+        """The entities and facts true at `valid_at` as known at `known_at` (both
+        default now) as a `networkx.MultiDiGraph`: nodes keyed by entity name,
+        edges by fact uuid, with the fact's text, validity, status and source turns.
+
+        :raises InvalidInput: a bad user id or time.
+        :raises StoreError: FalkorDB failed.
+
+        Example:
+            >>> sorted(mem.to_networkx("alice", valid_at="2024-04-15").successors("alice"))
+            ['Beijing']
+        """
+        check_user_id(user_id)
+        return networkx_export.to_networkx(self.store, user_id, valid_at=t.to_utc_or_none(valid_at, field="valid_at"),
+                                           known_at=t.to_utc_or_none(known_at, field="known_at"))
+
+    def diff(self, user_id: str, t1: TimeLike, t2: TimeLike, known_at: TimeLike | None = None) -> Diff:
+        """What changed after `t1` up to `t2`: facts started, ended, superseded
+        (old -> new) and entities that appeared, as known at `known_at`
+        (`analysis.diff`); ``.to_records()`` for a table.
+
+        :raises InvalidInput: a bad user id or time, or `t2` not after `t1`.
+        :raises StoreError: FalkorDB failed.
+
+        Example:
+            >>> [(c.kind, c.object, c.new_object) for c in mem.diff("alice", "2024-05-01", "2024-09-01").changes][0]
+            ('superseded', 'Beijing', 'Shanghai')
+        """
+        check_user_id(user_id)
+        start, end = t.to_utc(t1, field="t1"), t.to_utc(t2, field="t2")
+        if end <= start:
+            raise InvalidInput("t2 must be later than t1")
+        return changes.diff(self.store, user_id, start, end, known_at=t.to_utc_or_none(known_at, field="known_at"))
+
+    def timeline(self, user_id: str, entity: str) -> EntityTimeline:
+        """Every fact version about `entity` by start of validity, flat (`analysis.timeline`).
+
+        :raises InvalidInput: a bad user id or name.
+        :raises NotFound: no such user or entity.
+
+        Example:
+            >>> [(e.object, e.status) for e in mem.timeline("alice", "alice").entries]
+            [('Beijing', 'superseded'), ('Shanghai', 'current')]
+        """
+        check_user_id(user_id)
+        return timelines.timeline(self.store, user_id, _name(entity, "entity"))
+
+    def communities(self, user_id: str, recompute: bool = False) -> Communities:
+        """Groups of related entities in the current graph, each labelled by its
+        most central member; stored in the graph and recomputed when the graph
+        changed since, or when `recompute` (`analysis.communities`).
+
+        :raises InvalidInput: a bad user id.
+        :raises StoreError: FalkorDB failed.
+
+        Example:
+            >>> mem.communities("alice").groups[0].label
+            'alice'
+        """
+        check_user_id(user_id)
+        if not isinstance(recompute, bool):
+            raise InvalidInput("recompute must be true or false")
+        with self.store.user_lock(user_id):
+            return grouping.communities(self.store, user_id, recompute=recompute)
 
     def forget(
         self, user_id: str, selector: dict, dry_run: bool = False, *, confirm: bool = False

@@ -39,6 +39,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.forgetting import journal
+from graphmem.graph.cypher import communities as cq
 from graphmem.graph.cypher import forgetting as fq
 from graphmem.graph import cypher as q
 from graphmem.schema.errors import GraphMemError
@@ -421,6 +422,7 @@ def finish(store: Store, intent: journal.Intent, *, data_dir: Path, indexes: Ind
 def apply(store: Store, intent: journal.Intent) -> None:
     """The graph writes of an intent, in an order that is safe to repeat from any point."""
     run_query = lambda query: store.run(intent.user_id, query)  # noqa: E731
+    run_query(cq.delete_communities())  # derived, and labelled with entity names
     if intent.reopen:
         run_query(fq.reopen(intent.reopen))
     if intent.facts or intent.episodes:
@@ -450,6 +452,7 @@ def purge(store: Store, user_id: str, moment: datetime) -> int:
     due = {r["uuid"] for r in rows}
     gone = orphans(store, user_id, due, set(), set())
     store.run(user_id, fq.delete_facts(sorted(due)))
+    store.run(user_id, cq.delete_communities())
     if gone:
         store.run(user_id, fq.delete_entities(sorted(gone)))
     subjects = sorted({r["subject"] for r in rows} - set(gone))

@@ -17,12 +17,16 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from graphmem.graph import fact_repository
 from graphmem.graph.cypher import inspection as iq
+from graphmem.schema import time as t
 from graphmem.schema.models import check_user_id
+from graphmem.schema.records import FactRecord
 from graphmem.graph.store import Store
 from graphmem.parsing.text import clean_text
 
@@ -138,6 +142,12 @@ class Inspector:
     def facts(self, user_id: str, include_expired: bool = True) -> list[FactRow]:
         """Raw fact edges; by default also closed, expired and archived ones."""
         return [FactRow(**r) for r in self._rows(user_id, iq.facts(include_expired))]
+
+    def fact_versions(self, user_id: str, known_at: datetime | None = None) -> list[FactRecord]:
+        """Every fact version as known at `known_at` (default now), whatever its
+        valid time, with status and successor as then known; retracted ones left out."""
+        rows = self._rows(user_id, iq.fact_versions(known_at))
+        return fact_repository.to_records(self.store, user_id, rows, now=t.now_utc(), known_at=known_at) if rows else []
 
     def episodes(self, user_id: str) -> list[EpisodeRow]:
         return [EpisodeRow(**r) for r in self._rows(user_id, iq.episodes())]

@@ -5,7 +5,10 @@ Pure functions returning a `Query`; every user-influenced value is a parameter.
 
 from __future__ import annotations
 
-from graphmem.graph.cypher import Query
+from datetime import datetime
+
+from graphmem.graph.cypher import FACT_VIEW, Query
+from graphmem.schema import time as t
 
 
 def entities() -> Query:
@@ -30,6 +33,23 @@ def facts(include_expired: bool) -> Query:
         "coalesce(r.episodes, []) AS episodes, coalesce(r.derived_from, []) AS derived_from "
         "ORDER BY r.created_at, r.uuid",
         {},
+    )
+
+
+def fact_versions(known_at: datetime | None) -> Query:
+    """Every version of every fact as known at `known_at` (None = now): recorded
+    by then and not retracted by then (the `facts_at` rules without a valid time)."""
+    if known_at is None:
+        return Query(
+            "MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
+            "WHERE NOT (toString(r.expired_at) IS NOT NULL AND r.invalidated_by IS NULL) "
+            f"RETURN {FACT_VIEW} ORDER BY r.valid_at, r.created_at, r.uuid",
+            {},
+        )
+    return Query(
+        f"MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) WHERE {t.known_at_cypher('r', 'k')} "
+        f"RETURN {FACT_VIEW} ORDER BY r.valid_at, r.created_at, r.uuid",
+        {"k": t.encode(known_at)},
     )
 
 
