@@ -14,7 +14,7 @@ export GRAPHITI_TELEMETRY_ENABLED := false
 PYTHON_BOOT ?= $(shell for p in python3.12 python3.13 python3 $(wildcard $(HOME)/.pyenv/versions/3.1[23]*/bin/python3) /usr/bin/python3.12 /usr/local/bin/python3.12; do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { echo $$p; break; }; done)
 
-.PHONY: venv test demo bench notebooks clean-venv
+.PHONY: venv test demo bench notebooks forget-llm clean-venv
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON_BOOT)" || { echo "graphmem needs Python >= 3.12; none found (set PYTHON_BOOT=...)" >&2; exit 1; }
@@ -35,6 +35,11 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench
+
+# The forgetting set through the LLM path (a rules-backed scripted LLM on loopback),
+# so the LLM-cache column applies to every item.
+forget-llm: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) tests/forget_set_llm.py
 
 clean-venv:
 	rm -rf $(VENV)
