@@ -454,9 +454,11 @@ def test_deterministic():
 
 
 def test_dateparser_is_only_called_for_sentences_with_calendar_dates(monkeypatch):
+    import dateparser  # dates imports it lazily, inside the one function that needs it
+
     calls = []
-    original = dates.dateparser.parse
-    monkeypatch.setattr(dates.dateparser, "parse", lambda *a, **k: calls.append(a) or original(*a, **k))
+    original = dateparser.parse
+    monkeypatch.setattr(dateparser, "parse", lambda *a, **k: calls.append(a) or original(*a, **k))
     dates._resolve.cache_clear()
     facts("I live in Boston. I moved to Oslo last month. I love hiking. I went to a concert yesterday.")
     assert calls == []
