@@ -35,10 +35,12 @@ ERROR_RESPONSES = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 4
 
 
 def _open_memory(settings: Settings) -> Memory:
-    """A Memory with its embedder loaded, so the first request does not pay ~7 s for it."""
+    """A Memory with its embedder and extractor loaded, so the first requests do not
+    pay for them (~7 s for MiniLM, seconds to compile the rule patterns)."""
     memory = Memory(settings=settings)
     try:
         memory.embedder.embed(["warm up"])
+        memory.extractor  # noqa: B018 - built on first use; build it now
     except BaseException:
         memory.close()
         raise
