@@ -3,7 +3,7 @@ revoked with the real `graphmem keys` while it runs, two workers on one data dir
 
 Requests on fresh connections are spread over the workers by the kernel, so
 twenty of them reach both with near certainty; each must see the same keys and
-the same memory.
+the same memory. Run on the embedded store and on a FalkorDB server.
 """
 
 from __future__ import annotations
@@ -36,12 +36,17 @@ def cli(*args: str) -> str:
     return done.stdout
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
+@pytest.fixture(scope="module", params=["embedded", "falkordb-server"])
+def served(request, tmp_path_factory):
+    """Two workers on one embedded data dir, or on one FalkorDB server (GRAPHMEM_FALKORDB_URL;
+    the key file stays under the data dir)."""
     data_dir = tmp_path_factory.mktemp("serve") / "gm"
+    env = dict(ENV)
+    if request.param == "falkordb-server":
+        env["GRAPHMEM_FALKORDB_URL"] = request.getfixturevalue("falkordb_server")
     port = free_port()
     proc = subprocess.Popen([*GRAPHMEM, "serve", "--port", str(port), "--workers", "2", "--data-dir", str(data_dir),
-                             "--log-level", "warning"], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                             "--log-level", "warning"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 300
@@ -76,14 +81,17 @@ def test_keys_made_and_revoked_while_serving_hold_in_every_worker(served):
 
 def test_every_worker_answers_with_what_any_worker_wrote(served):
     url, data_dir = served
+    user = f"carol_{data_dir.parent.name}"  # the FalkorDB server is shared by the whole test run
     token = cli("keys", "create", "--admin", "--data-dir", str(data_dir)).strip().splitlines()[-1]
     auth = {"Authorization": f"Bearer {token}"}
     for n, (city, when) in enumerate([("Beijing", "2024-03-10"), ("Shanghai", "2024-07-10")]):
         body = {"turns": [{"role": "user", "content": f"I moved to {city}."}], "session_time": when,
                 "session_id": f"s{n}"}
-        assert httpx.post(f"{url}/v1/users/carol/sessions", json=body, headers=auth, timeout=120).status_code == 200
-    answers = {httpx.get(f"{url}/v1/users/carol/facts", headers=auth).content for _ in range(TRIES)}
+        assert httpx.post(f"{url}/v1/users/{user}/sessions", json=body, headers=auth, timeout=120).status_code == 200
+    answers = {httpx.get(f"{url}/v1/users/{user}/facts", headers=auth).content for _ in range(TRIES)}
     assert len(answers) == 1
-    homes = [f["object"] for f in httpx.get(f"{url}/v1/users/carol/facts", headers=auth).json()
+    homes = [f["object"] for f in httpx.get(f"{url}/v1/users/{user}/facts", headers=auth).json()
              if f["predicate"] == "LIVES_IN"]
     assert homes == ["Shanghai"]
+    assert httpx.delete(f"{url}/v1/users/{user}", params={"confirm": True}, headers=auth, timeout=120).json() == {
+        "dropped": True}
