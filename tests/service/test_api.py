@@ -139,3 +139,25 @@ def test_users_lists_what_the_key_covers(live, moved):
     with live.client(live.key()) as admin:
         listed = admin.get("/v1/users").json()
     assert {"mover", "other"} <= set(listed) and "nobody_yet" not in listed
+
+
+def test_a_request_waiting_on_the_store_does_not_hold_up_the_others(live):
+    """Routes run in the thread pool: with a write stuck on its user's lock (held
+    here), other requests are still answered; the write completes once it is free."""
+    import threading
+    import time
+
+    token = live.key("blocked", "free")
+    result = {}
+    with live.memory.store.user_lock("blocked"):
+        writer = threading.Thread(target=lambda: result.update(r=write(live.client(token), "blocked", HOME,
+                                                                          "2024-03-10")))
+        writer.start()
+        time.sleep(1)  # let the write reach the server and block (not an assert on time)
+        with live.client(token) as c:
+            assert c.get("/healthz").status_code == 200
+            assert c.post("/v1/users/free/search", json={"query": "Where do I live?"}).status_code == 200
+            assert c.get("/v1/users/free/facts").status_code == 200
+        assert writer.is_alive() and "r" not in result  # still waiting for the lock
+    writer.join(timeout=120)
+    assert result["r"].status_code == 200 and result["r"].json()["facts_added"] == 1
