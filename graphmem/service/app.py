@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 from graphmem.config import Settings
 from graphmem.memory import Memory
 from graphmem.service import api
+from graphmem.service.docs import install_docs
 from graphmem.service.errors import BodyLimit, install_error_handlers
 from graphmem.service.keys import KeyStore
 from graphmem.service.models import ErrorBody, Health
@@ -86,7 +87,7 @@ def create_app(memory: Memory | None = None, keys: KeyStore | None = None,
         >>> uvicorn.run(app, host="127.0.0.1", port=8765)
     """
     settings = settings or (memory.settings if memory is not None else Settings())
-    app = FastAPI(title="graphmem", version="1", lifespan=_lifespan(memory, settings),
+    app = FastAPI(title="graphmem", version="1", lifespan=_lifespan(memory, settings), docs_url=None, redoc_url=None,
                   summary="Temporal knowledge-graph memory for LLM agents",
                   description="Send `Authorization: Bearer <key>` (`graphmem keys create`).")
     if memory is not None:
@@ -96,6 +97,7 @@ def create_app(memory: Memory | None = None, keys: KeyStore | None = None,
     install_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=settings.max_request_bytes)
     app.include_router(api.router, responses=ERROR_RESPONSES)
+    install_docs(app)
     _include_browse(app)
 
     @app.get("/healthz", response_model=Health, tags=["service"])

@@ -35,7 +35,10 @@ def test_healthz_needs_no_key_and_docs_and_openapi_are_served(live):
         spec = c.get("/openapi.json").json()
         assert "/v1/users/{user_id}/search" in spec["paths"]
         assert "HTTPBearer" in spec["components"]["securitySchemes"]
-        assert "swagger" in c.get("/docs").text.lower()
+        page = c.get("/docs").text
+        assert "/docs/static/swagger-ui-bundle.js" in page and "cdn" not in page.lower()  # no internet here
+        bundle = c.get("/docs/static/swagger-ui-bundle.js")
+        assert bundle.status_code == 200 and "SwaggerUIBundle" in bundle.text
 
 
 def test_write_returns_the_write_result_and_a_repeat_changes_nothing(live):
