@@ -6,6 +6,7 @@
     keys.py    KeyStore / ApiKey: hashed keys under the data dir and from GRAPHMEM_API_KEYS
     models.py  request bodies (responses are the Python API's own models)
     errors.py  every error as JSON, the request body limit
+    docs.py    /docs: Swagger UI from local files (no CDN)
     browse.py  the memory browser at /browse (mounted when present)
 
 Nothing is created at import; ``from graphmem.service import create_app`` loads
