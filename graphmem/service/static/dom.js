@@ -1,5 +1,5 @@
 // DOM helpers. Data only ever reaches the page as text nodes or attribute values:
-// the memory holds whatever people said, hostile text included, so no innerHTML.
+// the memory holds whatever people said, hostile text included, so never as markup.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
