@@ -23,7 +23,7 @@ from pathlib import Path
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
-from fastapi.templating import Jinja2Templates
+from jinja2 import Environment, PackageLoader, Template, select_autoescape
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
@@ -38,9 +38,11 @@ router = APIRouter(tags=["browser"])
 
 
 @cache
-def _templates() -> Jinja2Templates:
-    """Built on first request, not at import (nothing is created at import time)."""
-    return Jinja2Templates(directory=HERE / "templates")
+def _page() -> Template:
+    """Loaded on first request, not at import (nothing is created at import time);
+    autoescaped, though the only values it places are URLs and a version."""
+    env = Environment(loader=PackageLoader("graphmem.service", "templates"), autoescape=select_autoescape())
+    return env.get_template("browse.html")
 
 
 def _version() -> str:
@@ -53,8 +55,12 @@ def _version() -> str:
 @router.get("/browse", response_class=HTMLResponse, include_in_schema=False)
 def browse(request: Request) -> HTMLResponse:
     """The page shell; its scripts load the data with the user's key."""
-    context = {"root_path": request.scope.get("root_path", ""), "version": _version()}
-    return _templates().TemplateResponse(request, "browse.html", context, headers=SECURITY_HEADERS)
+    html = _page().render(
+        root_path=request.scope.get("root_path", ""), version=_version(),
+        stylesheet=request.url_for("browse_static", name="browse.css"),
+        script=request.url_for("browse_static", name="main.js"),
+    )
+    return HTMLResponse(html, headers=SECURITY_HEADERS)
 
 
 @router.get("/browse/static/{name}", name="browse_static", include_in_schema=False)
