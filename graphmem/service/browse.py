@@ -54,11 +54,12 @@ def _version() -> str:
 
 @router.get("/browse", response_class=HTMLResponse, include_in_schema=False)
 def browse(request: Request) -> HTMLResponse:
-    """The page shell; its scripts load the data with the user's key."""
+    """The page shell; its scripts load the data with the user's key. Asset URLs are
+    paths (with the root path), not absolute URLs, so they hold behind a proxy."""
     html = _page().render(
         root_path=request.scope.get("root_path", ""), version=_version(),
-        stylesheet=request.url_for("browse_static", name="browse.css"),
-        script=request.url_for("browse_static", name="main.js"),
+        stylesheet=request.url_for("browse_static", name="browse.css").path,
+        script=request.url_for("browse_static", name="main.js").path,
     )
     return HTMLResponse(html, headers=SECURITY_HEADERS)
 

@@ -36,11 +36,13 @@ SESSIONS = [
     ("s3", "2024-09-01T18:00:00", "My dog is called Rex."),
 ]
 WAIT_MS = 60_000
+VERSIONS = 7  # Alice's fact versions: Beijing, Shanghai (lives, moved), Rex, the markup, Acme, the kite
 
 
 @pytest.fixture(scope="module")
 def alice(live) -> str:
-    """Alice's three sessions through the API, plus a fact holding markup; returns her key."""
+    """Alice's three sessions through the API, plus a fact holding markup, one that
+    ended and one that expired (added directly); returns her key."""
     with live.client(live.key()) as admin:
         for session_id, when, text in SESSIONS:
             reply = admin.post(f"/v1/users/{USER}/sessions", json={
@@ -48,6 +50,8 @@ def alice(live) -> str:
                 "turns": [{"role": "user", "speaker": "Alice", "content": text}]})
             assert reply.status_code == 200, reply.text
     live.memory.add_fact(USER, "Alice", "likes", HOSTILE, valid_at="2024-09-02")
+    live.memory.add_fact(USER, "Alice", "works_at", "Acme", valid_at="2023-01-01", invalid_at="2024-06-01")
+    live.memory.add_fact(USER, "Alice", "owns", "a kite", valid_at="2023-05-01", expires_at="2024-01-01")
     return live.key(USER)
 
 
@@ -132,6 +136,8 @@ def test_a_superseded_fact_shows_its_source_turn_and_links_its_successor(live, a
     new = fact_row(page, "current", "Alice lives in Shanghai")
     sync_api.expect(new).to_have_class(re.compile(r"\bhighlight\b"))
     page.screenshot(path=shots / "facts.png", full_page=True)
+    sync_api.expect(fact_row(page, "ended", "Acme")).to_contain_text("2023-01-01 → 2024-06-01")
+    sync_api.expect(fact_row(page, "expired", "kite").locator(".badge")).to_have_text("expired")
 
     # Hostile text is shown as text: no element is made from it and no script ran.
     markup = page.locator("#facts-table tbody tr", has_text=HOSTILE)
@@ -145,7 +151,7 @@ def test_the_timeline_redraws_as_of_and_known_at(live, alice, page, shots):
     fact_row(page, "superseded", "Beijing").locator(".actions button", has_text="Timeline").click()
     chart = page.locator("#timeline-chart svg")
     then = page.locator("#timeline-then")
-    sync_api.expect(chart.locator("g.version")).to_have_count(5)
+    sync_api.expect(chart.locator("g.version")).to_have_count(VERSIONS)
     sync_api.expect(then).to_contain_text("Alice lives in Shanghai")
     sync_api.expect(then).not_to_contain_text("Beijing")
 
@@ -171,7 +177,7 @@ def test_the_timeline_redraws_as_of_and_known_at(live, alice, page, shots):
     sync_api.expect(chart.locator("g.version")).to_have_count(0)
     sync_api.expect(then).to_contain_text("Nothing recorded")
     page.fill("#timeline-known-at", "")
-    sync_api.expect(chart.locator("g.version")).to_have_count(5)
+    sync_api.expect(chart.locator("g.version")).to_have_count(VERSIONS)
 
 
 def test_forget_previews_then_deletes(live, alice, page, shots):

@@ -7,6 +7,7 @@ import { onChange, state, status, statusOf, turnsFor } from "./state.js";
 import { turnCard } from "./turns.js";
 
 const COLUMNS = 7;
+const MAX_ROWS = 500; // beyond this a filter is the way in; thousands of rows help nobody
 
 function byEntityThenTime(a, b) {
   return a.subject.localeCompare(b.subject) || a.predicate.localeCompare(b.predicate)
@@ -101,8 +102,13 @@ function render() {
     .filter((f) => !needle || `${f.fact} ${f.subject} ${f.object}`.toLowerCase().includes(needle))
     .sort(byEntityThenTime);
   const body = document.querySelector("#facts-table tbody");
-  body.replaceChildren(...(facts.length ? facts.map(row)
-    : [el("tr", {}, el("td", { colspan: COLUMNS, className: "meta", text: "No facts." }))]));
+  const rows = facts.slice(0, MAX_ROWS).map(row);
+  if (!facts.length) rows.push(el("tr", {}, el("td", { colspan: COLUMNS, className: "meta", text: "No facts." })));
+  if (facts.length > MAX_ROWS) {
+    rows.push(el("tr", {}, el("td", { colspan: COLUMNS, className: "meta",
+      text: `Showing ${MAX_ROWS} of ${facts.length} facts: filter to see the others.` })));
+  }
+  body.replaceChildren(...rows);
   const names = new Set([...state.versions.values()].flatMap((f) => [f.subject, f.object]));
   document.getElementById("entity-names").replaceChildren(...[...names].sort().map((n) => el("option", { value: n })));
 }
