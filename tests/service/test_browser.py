@@ -175,6 +175,7 @@ def test_the_timeline_redraws_as_of_and_known_at(live, alice, page, shots):
     # Known at a day before anything was written: graphmem knew nothing then.
     page.fill("#timeline-known-at", "2020-01-01")
     sync_api.expect(chart.locator("g.version")).to_have_count(0)
+    sync_api.expect(page.locator("#timeline-chart")).to_contain_text("On 2020-01-01 graphmem knew no fact about Alice.")
     sync_api.expect(then).to_contain_text("Nothing recorded")
     page.fill("#timeline-known-at", "")
     sync_api.expect(chart.locator("g.version")).to_have_count(VERSIONS)

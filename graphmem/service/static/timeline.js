@@ -117,6 +117,10 @@ async function draw() {
       .filter((f) => ours.has(f.uuid));
     const trueThen = new Set(then.map((f) => f.uuid));
     chartBox.replaceChildren(legend(), chart(history.subject, versions, trueThen, asOf && ms(asOf), knownAt && ms(knownAt)));
+    if (!versions.length) {
+      chartBox.append(el("p", { className: "meta", text: knownAtValue
+        ? `On ${knownAtValue} graphmem knew no fact about ${history.subject}.` : `No fact about ${history.subject}.` }));
+    }
     const heading = `True ${asOfValue ? `on ${asOfValue}` : "now"}${knownAtValue ? `, as known on ${knownAtValue}` : ""}:`;
     thenBox.replaceChildren(el("h3", { text: heading }),
       then.length ? el("ul", { className: "then" }, then.map((f) =>
