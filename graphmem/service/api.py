@@ -20,12 +20,14 @@ from graphmem.schema.errors import InvalidInput
 from graphmem.schema.records import FactRecord, Timeline, WriteResult
 from graphmem.service.deps import CoveredUser, KeyDep, MemoryDep
 from graphmem.service.models import (
-    DropResult, ForgetRequest, PurgeRequest, PurgeResult, RestoreRequest, RestoreResult, SearchRequest,
+    MAX_TIME_CHARS, DropResult, ForgetRequest, PurgeRequest, PurgeResult, RestoreRequest, RestoreResult, SearchRequest,
     SearchResponse, WriteRequest,
 )
 
 router = APIRouter(prefix="/v1", tags=["memory"])
 TIME = "ISO-8601 date or datetime; no zone = UTC; default now"
+TimeQuery = Annotated[str | None, Query(min_length=1, max_length=MAX_TIME_CHARS, description=TIME)]
+EntityQuery = Annotated[str, Query(min_length=1, description="an entity name or uuid, or a fact uuid")]
 
 
 @router.get("/users", response_model=list[str])
@@ -53,9 +55,8 @@ def search(user_id: CoveredUser, body: SearchRequest, mem: MemoryDep) -> SearchR
 @router.get("/users/{user_id}/facts", response_model=list[FactRecord])
 def facts(
     user_id: CoveredUser, mem: MemoryDep,
-    valid_at: Annotated[str | None, Query(description=f"true at this time; {TIME}")] = None,
-    known_at: Annotated[str | None, Query(description=f"as graphmem knew it then; {TIME}")] = None,
-    subject: Annotated[str | None, Query(description="only facts about this entity")] = None,
+    valid_at: TimeQuery = None, known_at: TimeQuery = None,
+    subject: Annotated[str | None, Query(min_length=1, description="only facts about this entity")] = None,
 ) -> list[FactRecord]:
     """Facts true at `valid_at` as known at `known_at` (`Memory.facts`)."""
     return mem.facts(user_id, valid_at=valid_at, known_at=known_at, subject=subject)
@@ -63,22 +64,21 @@ def facts(
 
 @router.get("/users/{user_id}/history", response_model=Timeline)
 def history(user_id: CoveredUser, mem: MemoryDep,
-            entity: Annotated[str, Query(description="an entity name or uuid, or a fact uuid")]) -> Timeline:
+            entity: EntityQuery) -> Timeline:
     """Every version of an entity's facts, or of one fact's slot; 404 when unknown."""
     return mem.history(user_id, entity)
 
 
 @router.get("/users/{user_id}/timeline", response_model=EntityTimeline)
 def timeline(user_id: CoveredUser, mem: MemoryDep,
-             entity: Annotated[str, Query(description="an entity name or uuid")]) -> EntityTimeline:
+             entity: EntityQuery) -> EntityTimeline:
     """An entity's fact versions ordered by start of validity (`Memory.timeline`), for drawing."""
     return mem.timeline(user_id, entity)
 
 
 @router.get("/users/{user_id}/versions", response_model=list[FactRecord])
 def versions(user_id: CoveredUser, mem: MemoryDep,
-             known_at: Annotated[str | None, Query(description=f"as graphmem knew it then; {TIME}")] = None,
-             ) -> list[FactRecord]:
+             known_at: TimeQuery = None) -> list[FactRecord]:
     """Every fact version, whatever its valid time (current, superseded, ended, expired, archived)."""
     return mem.inspect().fact_versions(user_id, known_at=t.to_utc_or_none(known_at, field="known_at"))
 
@@ -113,9 +113,9 @@ def restore(user_id: CoveredUser, body: RestoreRequest, mem: MemoryDep) -> Resto
 
 @router.delete("/users/{user_id}", response_model=DropResult)
 def drop_user(user_id: CoveredUser, mem: MemoryDep,
-              confirm: Annotated[bool, Query(description="must be true: the whole memory goes, from disk too")] = False,
+              confirm: Annotated[bool, Query(description="must be true: the whole memory goes, from disk too")],
               ) -> DropResult:
-    """Erase the user's whole memory (`Memory.drop_user`)."""
+    """Erase the user's whole memory (`Memory.drop_user`); ``?confirm=true`` is required."""
     if not confirm:
         raise InvalidInput("dropping a user deletes its whole memory; pass confirm=true to do it")
     return DropResult(dropped=mem.drop_user(user_id))

@@ -31,7 +31,7 @@ from graphmem.service.errors import BodyLimit, install_error_handlers
 from graphmem.service.keys import KeyStore
 from graphmem.service.models import ErrorBody, Health
 
-ERROR_RESPONSES = {code: {"model": ErrorBody} for code in (401, 403, 404, 413, 422)}
+ERROR_RESPONSES = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413, 422)}
 
 
 def _open_memory(settings: Settings) -> Memory:

@@ -22,7 +22,7 @@ from graphmem.service.keys import ApiKey, KeyStore
 
 NOT_COVERED = "this key does not cover that user"
 NO_KEY = "missing or unknown API key; send Authorization: Bearer <key>"
-USER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
+USER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"  # schema.models.USER_ID_RE, for the OpenAPI spec
 
 bearer = HTTPBearer(auto_error=False, description="an API key from `graphmem keys create`")
 
@@ -49,11 +49,12 @@ MemoryDep = Annotated[Memory, Depends(get_memory)]
 KeyDep = Annotated[ApiKey, Depends(get_key)]
 
 
-def covered_user(user_id: Annotated[str, Path(description="whose memory")], key: KeyDep) -> str:
+def covered_user(user_id: Annotated[str, Path(pattern=USER_ID_PATTERN, description="whose memory")],
+                 key: KeyDep) -> str:
     """The path's user id when the key covers it, else 403 (see the module docstring).
 
-    The id's format is checked by `Memory` (422) only once the key covers it, so
-    a key cannot probe ids it may not use.
+    A malformed id gets 422 first, for any key: the format is public, and that
+    answer says nothing about who exists.
     """
     if not key.covers(user_id):
         raise HTTPException(status.HTTP_403_FORBIDDEN, NOT_COVERED)

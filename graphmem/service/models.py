@@ -10,13 +10,15 @@ zone = UTC), parsed by `Memory` like every other caller's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.retrieval.packet import MemoryPacket
 
 TIME = "ISO-8601 date or datetime; no zone = UTC"
+MAX_TIME_CHARS = 64
+Time = Annotated[str, Field(min_length=1, max_length=MAX_TIME_CHARS, description=TIME)]
 
 
 class _Body(BaseModel):
@@ -34,19 +36,19 @@ class Turn(_Body):
 
 
 class WriteRequest(_Body):
-    turns: list[Turn]
-    session_time: str = Field(description=f"when the session happened; {TIME}")
+    turns: list[Turn] = Field(min_length=1)
+    session_time: Time = Field(description=f"when the session happened; {TIME}")
     session_id: str | None = None
 
 
 class SearchRequest(_Body):
-    query: str
-    now: str | None = Field(None, description=f"anchor for relative times; default the wall clock. {TIME}")
-    as_of: str | None = Field(None, description=f"ask about this moment. {TIME}")
-    known_at: str | None = Field(None, description=f"answer as graphmem knew things then. {TIME}")
-    limit: int = 10
+    query: str = Field(min_length=1)
+    now: Time | None = Field(None, description=f"anchor for relative times; default the wall clock. {TIME}")
+    as_of: Time | None = Field(None, description=f"ask about this moment. {TIME}")
+    known_at: Time | None = Field(None, description=f"answer as graphmem knew things then. {TIME}")
+    limit: int = Field(10, ge=1, le=100)
     recipe: str | None = Field(None, description="a search recipe name (graphmem.retrieval.recipes)")
-    budget_tokens: int | None = Field(None, description="cut the packet (and its prompt) to this many tokens")
+    budget_tokens: int | None = Field(None, ge=1, description="cut the packet (and its prompt) to this many tokens")
 
 
 class SearchResponse(MemoryPacket):
@@ -57,6 +59,7 @@ class SearchResponse(MemoryPacket):
 
 class ForgetRequest(_Body):
     selector: dict[str, Any] = Field(
+        min_length=1, max_length=1,
         description='exactly one of {"fact": uuid}, {"entity": name}, {"session_id": id}, {"text": "..."}, '
                     '{"between": [t0, t1]}, {"all": true} (needs confirm)'
     )
@@ -65,7 +68,7 @@ class ForgetRequest(_Body):
 
 
 class PurgeRequest(_Body):
-    now: str | None = Field(None, description=f"delete facts expired by then; default the wall clock. {TIME}")
+    now: Time | None = Field(None, description=f"delete facts expired by then; default the wall clock. {TIME}")
 
 
 class PurgeResult(BaseModel):
@@ -73,7 +76,7 @@ class PurgeResult(BaseModel):
 
 
 class RestoreRequest(_Body):
-    fact_uuid: str
+    fact_uuid: str = Field(min_length=1)
 
 
 class RestoreResult(BaseModel):

@@ -17,7 +17,7 @@ def admin(live):
 @pytest.mark.parametrize(("path", "body", "needle"), [
     ("sessions", {"session_time": "2024-01-01"}, "turns"),
     ("sessions", {"turns": "I live in Lima.", "session_time": "2024-01-01"}, "turns"),
-    ("sessions", {"turns": [], "session_time": "2024-01-01"}, "turns is empty"),
+    ("sessions", {"turns": [], "session_time": "2024-01-01"}, "turns"),
     ("sessions", {"turns": GOOD_TURNS, "session_time": "yesterday-ish"}, "session_time"),
     ("sessions", {"turns": GOOD_TURNS, "session_time": "0001-01-01"}, "year"),
     ("sessions", {"turns": [{"role": "wizard", "content": "hi"}], "session_time": "2024-01-01"}, "role"),
@@ -55,13 +55,14 @@ def test_a_body_that_is_not_json_gets_422(admin):
 
 def test_a_bad_user_id_gets_422_for_a_key_that_covers_every_user(admin):
     r = admin.get("/v1/users/not an id/facts")
-    assert r.status_code == 422 and "user id" in r.json()["detail"]
+    assert r.status_code == 422 and "user_id" in r.text
 
 
 def test_bad_query_parameters_get_422(admin):
     assert admin.get("/v1/users/bad3/facts", params={"valid_at": "someday"}).status_code == 422
     assert admin.get("/v1/users/bad3/history").status_code == 422  # entity is required
     assert admin.delete("/v1/users/bad3", params={"confirm": "perhaps"}).status_code == 422
+    assert admin.delete("/v1/users/bad3").status_code == 422
 
 
 def test_a_body_over_the_limit_gets_413_before_it_is_read(live, admin):
