@@ -9,6 +9,7 @@ name; a GraphMemError becomes a one-line error.
     graphmem forget --user U (--text T | --entity E | --fact ID | --session-id S |
                     --between T0..T1 | --all) [--yes] [--dry-run] [--json]
     graphmem eval forget                 the forgetting set, offline
+    graphmem mcp [--transport http]      an MCP server (graphmem.cli_mcp)
 
 Exit codes: 0 done; 1 a read (users, facts, history, search) found no data
 directory (nothing is created); 2 bad input, or a deletion that needs --yes.
@@ -261,6 +262,8 @@ def forget(
 
 
 _mount_evals()
+from graphmem.cli_mcp import MCP_HELP, mcp  # noqa: E402
+app.command(help=MCP_HELP)(mcp)
 
 if __name__ == "__main__":
     app()
