@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -51,34 +52,55 @@ def mcp(
     users: Annotated[Optional[str], typer.Option(help="stdio: the only user ids the tools may touch, comma-separated")] = None,
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="default: $GRAPHMEM_DATA_DIR or ~/.graphmem")] = None,
 ) -> None:
+    if transport is Transport.http and users is not None:
+        raise _fail("--users is for stdio; over HTTP each request's key decides")
     try:
         from graphmem.memory import Memory
 
-        if transport is Transport.http and users is not None:
-            raise _fail("--users is for stdio; over HTTP each request's key decides")
+        scope = _stdio_scope(users, data_dir) if transport is Transport.stdio else None
         memory = Memory(data_dir=data_dir)
     except GraphMemError as exc:
         raise _fail(str(exc)) from exc
-    # the agent stops a stdio server with SIGTERM after closing its stdin: close the
-    # store on the way out, or the embedded redis-server would outlive us
+    # an agent stops a stdio server by closing its stdin, then SIGTERM: close the
+    # store on either path, or the embedded redis-server would outlive us
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    code = 0
     try:
         if transport is Transport.http:
             from graphmem.service.mcp_http import serve_http
 
             serve_http(memory, host=host, port=port)
         else:
-            _serve_stdio(memory, users)
+            from graphmem.service.mcp import build_server
+
+            build_server(memory, lambda _ctx: scope).run("stdio")
     except KeyboardInterrupt:
         pass
     except GraphMemError as exc:
-        raise _fail(str(exc)) from exc
+        typer.echo(f"error: {exc}", err=True)
+        code = 2
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second signal must not cut the close short
         memory.close()
+    _exit_now(code)
 
 
-def _serve_stdio(memory, users: str | None) -> None:
-    from graphmem.service.mcp import FixedScope, build_server
+def _exit_now(code: int) -> None:
+    """Leave without the interpreter's teardown.
+
+    The MCP client gives a server 2 s after closing its stdin before it signals
+    the process group. The store is closed by now, but finalising the modules of
+    a process that loaded torch took 2-7 s on a loaded 2-core machine, so the
+    clean path would often end in SIGTERM. Nothing left needs finalising.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _stdio_scope(users: str | None, data_dir: Path | None):
+    """The users a stdio server may touch: --users, else GRAPHMEM_API_KEY's key, else all."""
+    from graphmem.service.mcp import FixedScope
 
     if users is not None:
         from graphmem.schema.models import check_user_id
@@ -86,11 +108,11 @@ def _serve_stdio(memory, users: str | None) -> None:
         chosen = frozenset(check_user_id(u.strip()) for u in users.split(",") if u.strip())
         if not chosen:
             raise _fail("--users names no user id")
-        scope = FixedScope(chosen)
-    elif os.environ.get(KEY_ENV):
+        return FixedScope(chosen)
+    if os.environ.get(KEY_ENV):
+        from graphmem.config import Settings
         from graphmem.service.mcp_http import key_scope
 
-        scope = key_scope(memory, os.environ[KEY_ENV])
-    else:
-        scope = FixedScope(None)
-    build_server(memory, lambda _ctx: scope).run("stdio")
+        settings = Settings() if data_dir is None else Settings(data_dir=data_dir)
+        return key_scope(settings, os.environ[KEY_ENV])
+    return FixedScope(None)
