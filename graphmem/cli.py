@@ -10,6 +10,7 @@ name; a GraphMemError becomes a one-line error.
                     --between T0..T1 | --all) [--yes] [--dry-run] [--json]
     graphmem eval forget                 the forgetting set, offline
     graphmem mcp [--transport http]      an MCP server (graphmem.cli_mcp)
+    graphmem serve / graphmem keys ...   the HTTP service and its keys (cli_service.py)
 
 Exit codes: 0 done; 1 a read (users, facts, history, search) found no data
 directory (nothing is created); 2 bad input, or a deletion that needs --yes.
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 import typer
 
 from graphmem.cli_ingest import INGEST_HELP, ingest_file
+from graphmem.cli_service import register as register_service
 from graphmem.cli_time import parse_between, parse_time
 from graphmem.schema.errors import GraphMemError
 
@@ -262,6 +264,7 @@ def forget(
 
 
 _mount_evals()
+register_service(app)
 from graphmem.cli_mcp import MCP_HELP, mcp  # noqa: E402
 app.command(help=MCP_HELP)(mcp)
 

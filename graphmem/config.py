@@ -34,3 +34,10 @@ class Settings(BaseSettings):
     capacity_per_user: int | None = Field(
         default=None, description="active facts per user; beyond it the lowest-decay facts are archived"
     )
+    # the HTTP service (`graphmem serve`, graphmem.service)
+    api_keys: str | None = Field(
+        default=None, description="API keys from the environment (GRAPHMEM_API_KEYS); format in graphmem.service.keys"
+    )
+    max_request_bytes: int = Field(
+        default=4 * 1024 * 1024, gt=0, description="largest request body the service reads; beyond it 413"
+    )

@@ -550,9 +550,9 @@ class Memory:
         """Delete the facts whose expiry has passed (they already left search), the
         entities only they held, and the expired text in summaries. Returns how many facts."""
         check_user_id(user_id)
+        moment = t.to_utc_or_none(now, field="now") or t.now_utc()
         if not self.store.has_graph(user_id):
             return 0
-        moment = t.to_utc_or_none(now, field="now") or t.now_utc()
         with self.store.user_lock(user_id):
             purged = forgetting.purge(self.store, user_id, moment)
         if purged:

@@ -1,0 +1,121 @@
+"""The `/v1` routes: each one calls the `Memory` verb of the same name.
+
+Routes are plain ``def``: FastAPI runs them in its thread pool, so a store
+query, an embedding or an extraction never blocks the event loop, and `Memory`
+(synchronous, thread-safe: per-user writes are serialized by the store's user
+lock) needs no async twin. Errors are mapped in `graphmem.service.errors`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from graphmem.analysis.records import EntityTimeline
+from graphmem.forgetting.pipeline import ForgetReport
+from graphmem.graph.inspect import EpisodeRow
+from graphmem.schema import time as t
+from graphmem.schema.errors import InvalidInput
+from graphmem.schema.records import FactRecord, Timeline, WriteResult
+from graphmem.service.deps import CoveredUser, KeyDep, MemoryDep
+from graphmem.service.models import (
+    DropResult, ForgetRequest, PurgeRequest, PurgeResult, RestoreRequest, RestoreResult, SearchRequest,
+    SearchResponse, WriteRequest,
+)
+
+router = APIRouter(prefix="/v1", tags=["memory"])
+TIME = "ISO-8601 date or datetime; no zone = UTC; default now"
+
+
+@router.get("/users", response_model=list[str])
+def users(mem: MemoryDep, key: KeyDep) -> list[str]:
+    """The users this key covers: every user with a memory for an admin key, else
+    the key's own user ids (whether or not they hold anything yet)."""
+    return mem.users() if key.admin else sorted(key.users or ())
+
+
+@router.post("/users/{user_id}/sessions", response_model=WriteResult)
+def write(user_id: CoveredUser, body: WriteRequest, mem: MemoryDep) -> WriteResult:
+    """Store a session's turns and the facts they state (`Memory.write`); repeating it changes nothing."""
+    return mem.write(user_id, [t.as_dict() for t in body.turns], body.session_time, body.session_id)
+
+
+@router.post("/users/{user_id}/search", response_model=SearchResponse)
+def search(user_id: CoveredUser, body: SearchRequest, mem: MemoryDep) -> SearchResponse:
+    """A dated memory packet for the question, or an abstention, with its prompt text."""
+    packet = mem.search(user_id, body.query, now=body.now, as_of=body.as_of, known_at=body.known_at,
+                        limit=body.limit, recipe=body.recipe, budget_tokens=body.budget_tokens)
+    prompt = packet.to_prompt(body.budget_tokens) if body.budget_tokens else packet.to_prompt()
+    return SearchResponse(**dict(packet), prompt=prompt)
+
+
+@router.get("/users/{user_id}/facts", response_model=list[FactRecord])
+def facts(
+    user_id: CoveredUser, mem: MemoryDep,
+    valid_at: Annotated[str | None, Query(description=f"true at this time; {TIME}")] = None,
+    known_at: Annotated[str | None, Query(description=f"as graphmem knew it then; {TIME}")] = None,
+    subject: Annotated[str | None, Query(description="only facts about this entity")] = None,
+) -> list[FactRecord]:
+    """Facts true at `valid_at` as known at `known_at` (`Memory.facts`)."""
+    return mem.facts(user_id, valid_at=valid_at, known_at=known_at, subject=subject)
+
+
+@router.get("/users/{user_id}/history", response_model=Timeline)
+def history(user_id: CoveredUser, mem: MemoryDep,
+            entity: Annotated[str, Query(description="an entity name or uuid, or a fact uuid")]) -> Timeline:
+    """Every version of an entity's facts, or of one fact's slot; 404 when unknown."""
+    return mem.history(user_id, entity)
+
+
+@router.get("/users/{user_id}/timeline", response_model=EntityTimeline)
+def timeline(user_id: CoveredUser, mem: MemoryDep,
+             entity: Annotated[str, Query(description="an entity name or uuid")]) -> EntityTimeline:
+    """An entity's fact versions ordered by start of validity (`Memory.timeline`), for drawing."""
+    return mem.timeline(user_id, entity)
+
+
+@router.get("/users/{user_id}/versions", response_model=list[FactRecord])
+def versions(user_id: CoveredUser, mem: MemoryDep,
+             known_at: Annotated[str | None, Query(description=f"as graphmem knew it then; {TIME}")] = None,
+             ) -> list[FactRecord]:
+    """Every fact version, whatever its valid time (current, superseded, ended, expired, archived)."""
+    return mem.inspect().fact_versions(user_id, known_at=t.to_utc_or_none(known_at, field="known_at"))
+
+
+@router.get("/users/{user_id}/turns", response_model=list[EpisodeRow])
+def turns(user_id: CoveredUser, mem: MemoryDep,
+          turn_id: Annotated[list[str] | None, Query(description="only these turn ids (repeatable)")] = None,
+          ) -> list[EpisodeRow]:
+    """The stored turns (speaker, text, session time), e.g. the sources a fact cites."""
+    rows = mem.inspect().episodes(user_id)
+    wanted = set(turn_id or ())
+    return [r for r in rows if r.turn_id in wanted] if wanted else rows
+
+
+@router.post("/users/{user_id}/forget", response_model=ForgetReport)
+def forget(user_id: CoveredUser, body: ForgetRequest, mem: MemoryDep) -> ForgetReport:
+    """Preview (``dry_run``, the default) or delete what the selector names and all that rests on it."""
+    return mem.forget(user_id, body.selector, dry_run=body.dry_run, confirm=body.confirm)
+
+
+@router.post("/users/{user_id}/purge", response_model=PurgeResult)
+def purge(user_id: CoveredUser, body: PurgeRequest, mem: MemoryDep) -> PurgeResult:
+    """Delete the facts whose expiry has passed (they already left search)."""
+    return PurgeResult(facts_purged=mem.purge(user_id, now=body.now))
+
+
+@router.post("/users/{user_id}/restore", response_model=RestoreResult)
+def restore(user_id: CoveredUser, body: RestoreRequest, mem: MemoryDep) -> RestoreResult:
+    """Bring an archived fact back into search."""
+    return RestoreResult(restored=mem.restore(user_id, body.fact_uuid))
+
+
+@router.delete("/users/{user_id}", response_model=DropResult)
+def drop_user(user_id: CoveredUser, mem: MemoryDep,
+              confirm: Annotated[bool, Query(description="must be true: the whole memory goes, from disk too")] = False,
+              ) -> DropResult:
+    """Erase the user's whole memory (`Memory.drop_user`)."""
+    if not confirm:
+        raise InvalidInput("dropping a user deletes its whole memory; pass confirm=true to do it")
+    return DropResult(dropped=mem.drop_user(user_id))
