@@ -17,7 +17,7 @@ import typer
 
 from graphmem.schema.errors import GraphMemError
 
-KEY_ENV = "GRAPHMEM_API_KEY"
+KEY_ENV = "GRAPHMEM_MCP_KEY"
 DEFAULT_PORT = 8766
 
 
@@ -99,7 +99,7 @@ def _exit_now(code: int) -> None:
 
 
 def _stdio_scope(users: str | None, data_dir: Path | None):
-    """The users a stdio server may touch: --users, else GRAPHMEM_API_KEY's key, else all."""
+    """The users a stdio server may touch: --users, else GRAPHMEM_MCP_KEY's key, else all."""
     from graphmem.service.mcp import FixedScope
 
     if users is not None:

@@ -4,10 +4,11 @@
 Tools: `add_memory` (a session), `search_memory`, `list_facts`, `fact_history`,
 `forget` (a dry run unless `confirm` is true) and `list_users`. Each takes the
 same arguments as the Python verb, and returns the same pydantic model, so the
-tool's output schema is the model's: one definition, not two.
+tool's output schema is the model's, and the request models (`Turn`) and the
+search response (`SearchResponse`) are the HTTP service's: one definition, not two.
 
 Who may touch which user is a `UserScope` asked per call: over stdio it is fixed
-when the server starts (`--users`, or the key in `GRAPHMEM_API_KEY`); over HTTP
+when the server starts (`--users`, or the key in `GRAPHMEM_MCP_KEY`); over HTTP
 it is the bearer key of the request (`graphmem.service.mcp_http`). A user outside
 the scope gets the same refusal whether or not it exists, so nothing leaks.
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Protocol, TypeVar
 
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
@@ -36,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphmem.forgetting.pipeline import ForgetReport
 from graphmem.schema.errors import GraphMemError
 from graphmem.schema.records import FactRecord, Timeline, WriteResult
+from graphmem.service.models import SearchResponse, Turn
 
 if TYPE_CHECKING:
     from graphmem.memory import Memory
@@ -71,18 +73,6 @@ class FixedScope:
 
     def covers(self, user_id: str) -> bool:
         return self.users is None or user_id in self.users
-
-
-class Turn(BaseModel):
-    """One utterance of a session."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    role: Literal["user", "assistant", "system", "tool"] | None = Field(
-        None, description="who spoke; give role or speaker")
-    speaker: str | None = Field(None, description="a speaker name instead of a role (e.g. 'Caroline')")
-    content: str = Field(description="what was said, verbatim")
-    id: str | None = Field(None, description="your own id for the turn; search cites it (default <session_id>#<index>)")
 
 
 class Selector(BaseModel):
@@ -140,7 +130,7 @@ class GraphMemTools:
         fact that contradicts an older one closes it (the older one stays in history).
         Returns counts of what was stored; `errors` lists extraction problems (the turns
         are stored regardless)."""
-        raw = [t.model_dump(exclude_none=True) for t in turns]
+        raw = [t.as_dict() for t in turns]
         return await self._run(ctx, user_id, lambda m: m.write(user_id, raw, session_time, session_id))
 
     async def search_memory(self, user_id: UserId,
@@ -155,7 +145,7 @@ class GraphMemTools:
                                 "answer with only what graphmem had been told by this moment (known time)"))] = None,
                             limit: Annotated[int, Field(ge=1, le=100, description="at most this many facts and "
                                                                                   "turns")] = 10,
-                            *, ctx: Context) -> CallToolResult:
+                            *, ctx: Context) -> Annotated[CallToolResult, SearchResponse]:
         """Answer a question from memory: dated facts with their validity and the turns
         they rest on, or an abstention when nothing relevant was ever said.
 

@@ -43,7 +43,7 @@ def graphmem_command() -> tuple[str, list[str]]:
 
 
 def server_env(data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("GRAPHMEM_API_KEY", "GRAPHMEM_FALKORDB_URL")}
+    env = {k: v for k, v in os.environ.items() if k not in ("GRAPHMEM_MCP_KEY", "GRAPHMEM_FALKORDB_URL")}
     return env | {"GRAPHMEM_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
 
 
@@ -188,3 +188,181 @@ def test_stdio_forget_is_a_dry_run_until_confirmed_and_users_limit_the_scope(tmp
     # a user that exists and one that does not get the same refusal: nothing leaks
     assert out["nobody"].content[0].text == refusal.replace("alice", "carol")
     assert wait_until_gone(data_dir) == []
+
+
+
+def test_stdio_scope_from_a_key_in_the_environment(tmp_path, monkeypatch):
+    from graphmem.cli_mcp import KEY_ENV, _stdio_scope
+    from graphmem.service.keys import KeyStore
+
+    data_dir = tmp_path / "gm"
+    _, token = KeyStore(data_dir).create(["bob"])
+    monkeypatch.setenv(KEY_ENV, token)
+    scope = _stdio_scope(None, data_dir)
+    assert scope.covers("bob") and not scope.covers("alice")
+    assert _stdio_scope("alice", data_dir).covers("alice")  # --users wins over the key
+    monkeypatch.delenv(KEY_ENV)
+    assert _stdio_scope(None, data_dir).covers("anyone")  # neither: every user, as the CLI
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--users", "not an id!"], "user id 'not an id!' is invalid"),
+    (["--users", " , "], "--users names no user id"),
+    (["--transport", "http", "--users", "alice"], "--users is for stdio"),
+])
+def test_bad_scope_options_exit_2_before_opening_the_store(tmp_path, args, message):
+    command, prefix = graphmem_command()
+    data_dir = tmp_path / "gm"
+    done = subprocess.run([command, *prefix, "mcp", *args], env=server_env(data_dir), stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+    assert not data_dir.exists()
+
+
+def test_a_key_that_is_not_in_the_data_dir_stops_a_stdio_server_at_start(tmp_path):
+    command, prefix = graphmem_command()
+    data_dir = tmp_path / "gm"
+    env = server_env(data_dir) | {"GRAPHMEM_MCP_KEY": "gm_not-a-key"}
+    done = subprocess.run([command, *prefix, "mcp"], env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "GRAPHMEM_MCP_KEY is not a key" in done.stderr
+
+
+# -- streamable HTTP with API keys ------------------------------------------------------
+
+
+def create_key(data_dir: Path, *scope: str) -> str:
+    """`graphmem keys create ...`: the key is alone on the last line of stdout."""
+    command, prefix = graphmem_command()
+    done = subprocess.run([command, *prefix, "keys", "create", *scope], env=server_env(data_dir),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 180.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"graphmem mcp exited with {proc.returncode}"
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    pytest.fail("graphmem mcp --transport http did not start listening")
+
+
+def post_initialize(url: str, key: str | None) -> tuple[int, str]:
+    """A raw MCP initialize request, with or without a bearer key."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "raw", "version": "0"}}}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if key is not None:
+        headers["Authorization"] = f"Bearer {key}"
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+@asynccontextmanager
+async def http_session(url: str, key: str):
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    timeout = httpx2.Timeout(30.0, read=300.0)
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=timeout) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=300) as session:
+                await session.initialize()
+                yield session
+
+
+@pytest.fixture
+def http_server(tmp_path):
+    """`graphmem mcp --transport http` on a free loopback port, keys for alice and bob
+    and an admin key; stopped with SIGTERM, as a service manager would."""
+    data_dir = tmp_path / "gm"
+    keys = {"alice": create_key(data_dir, "--users", "alice"), "bob": create_key(data_dir, "--users", "bob"),
+            "admin": create_key(data_dir, "--admin")}
+    port = free_port()
+    command, prefix = graphmem_command()
+    errlog = (tmp_path / "server.stderr").open("w")
+    proc = subprocess.Popen([command, *prefix, "mcp", "--transport", "http", "--port", str(port)],
+                            env=server_env(data_dir), stdout=subprocess.DEVNULL, stderr=errlog)
+    try:
+        wait_for_port(port, proc)
+        yield {"url": f"http://127.0.0.1:{port}/mcp", "keys": keys, "proc": proc, "data_dir": data_dir}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
+        errlog.close()
+    assert proc.returncode == 0, (tmp_path / "server.stderr").read_text()[-2000:]
+    assert "Traceback" not in (tmp_path / "server.stderr").read_text()
+    assert wait_until_gone(data_dir) == []
+
+
+def test_http_refuses_requests_without_a_valid_key(http_server):
+    for key in (None, "gm_not-a-key", ""):
+        status, body = post_initialize(http_server["url"], key)
+        assert status == 401, (key, status, body)
+        assert json.loads(body)["error"] == "invalid_token" and "Traceback" not in body
+    status, _ = post_initialize(http_server["url"], http_server["keys"]["alice"])
+    assert status == 200
+
+
+def test_http_a_key_for_alice_can_neither_read_nor_learn_of_bob(http_server):
+    url, keys = http_server["url"], http_server["keys"]
+
+    async def scenario() -> dict:
+        out = {}
+        async with http_session(url, keys["bob"]) as s:
+            payload(await s.call_tool("add_memory", {"user_id": "bob", **BEIJING}))
+        async with http_session(url, keys["alice"]) as s:
+            out["tools"] = {t.name for t in (await s.list_tools()).tools}
+            payload(await s.call_tool("add_memory", {"user_id": "alice", **BEIJING}))
+            payload(await s.call_tool("add_memory", {"user_id": "alice", **SHANGHAI}))
+            out["alice_search"] = await s.call_tool("search_memory", {
+                "user_id": "alice", "query": "Where do I live?", "now": "2024-09-01"})
+            out["alice_users"] = payload(await s.call_tool("list_users", {}))
+            for tool, args in {"list_facts": {}, "search_memory": {"query": "Where do I live?"},
+                               "fact_history": {"entity_or_fact": "user"},
+                               "forget": {"selector": {"all": True}, "confirm": True},
+                               "add_memory": SHANGHAI}.items():
+                out[f"bob_{tool}"] = await s.call_tool(tool, {"user_id": "bob", **args})
+            out["carol"] = await s.call_tool("list_facts", {"user_id": "carol"})
+        async with http_session(url, keys["bob"]) as s:
+            out["bob_facts"] = payload(await s.call_tool("list_facts", {"user_id": "bob"}))
+            out["bob_users"] = payload(await s.call_tool("list_users", {}))
+        async with http_session(url, keys["admin"]) as s:
+            out["admin_users"] = payload(await s.call_tool("list_users", {}))
+        return out
+
+    out = anyio.run(scenario)
+    assert out["tools"] == TOOLS
+    assert "Shanghai" in out["alice_search"].content[0].text
+    assert out["alice_users"] == ["alice"] and out["bob_users"] == ["bob"]
+    assert out["admin_users"] == ["alice", "bob"]
+
+    refusal = out["carol"].content[0].text
+    assert out["carol"].is_error and "not covered" in refusal
+    for tool in ("list_facts", "search_memory", "fact_history", "forget", "add_memory"):
+        result = out[f"bob_{tool}"]
+        assert result.is_error, tool
+        # the same words as for a user that does not exist: bob's existence does not leak
+        assert result.content[0].text.replace(tool, "T") == refusal.replace("list_facts", "T").replace("carol", "bob")
+    # nothing alice's key tried reached bob's memory
+    assert {(f["object"], f["status"]) for f in out["bob_facts"] if f["predicate"] == "LIVES_IN"} == \
+        {("Beijing", "current")}
