@@ -55,9 +55,9 @@ def mcp(
     if transport is Transport.http and users is not None:
         raise _fail("--users is for stdio; over HTTP each request's key decides")
     try:
+        scope = _stdio_scope(users, data_dir) if transport is Transport.stdio else None
         from graphmem.memory import Memory
 
-        scope = _stdio_scope(users, data_dir) if transport is Transport.stdio else None
         memory = Memory(data_dir=data_dir)
     except GraphMemError as exc:
         raise _fail(str(exc)) from exc

@@ -85,12 +85,12 @@ class Selector(BaseModel):
     entity: str | None = Field(None, description="an entity name or uuid and every fact about it")
     fact: str | None = Field(None, description="one fact uuid (from list_facts or search_memory)")
     session_id: str | None = Field(None, description="a whole session written with add_memory")
-    between: tuple[str, str] | None = Field(None, description="turns said in [start, end), two ISO-8601 times")
+    between: list[str] | None = Field(None, min_length=2, max_length=2,
+                                      description="turns said in [start, end): two ISO-8601 times")
     all: bool = Field(False, description="the user's whole memory")
 
     def as_dict(self) -> dict:
-        given = self.model_dump(exclude_none=True, exclude_defaults=True)
-        return {k: list(v) if k == "between" else v for k, v in given.items()}
+        return self.model_dump(exclude_none=True, exclude_defaults=True)
 
 
 class GraphMemTools:

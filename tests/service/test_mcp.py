@@ -74,6 +74,11 @@ def payload(result) -> object:
     return data["result"] if set(data) == {"result"} else data
 
 
+def lives(facts: list[dict]) -> set[tuple[str, str]]:
+    """(city, status) of each LIVES_IN fact."""
+    return {(f["object"], f["status"]) for f in facts if f["predicate"] == "LIVES_IN"}
+
+
 @asynccontextmanager
 async def stdio_session(data_dir: Path, *args: str, errlog=None):
     command, prefix = graphmem_command()
@@ -107,6 +112,13 @@ def test_stdio_lists_the_tools_writes_searches_and_keeps_the_older_fact(tmp_path
                 out["bad_user"] = await s.call_tool("search_memory", {"user_id": "no such user!", "query": "x"})
                 out["bad_time"] = await s.call_tool("list_facts", {"user_id": "alice", "valid_at": "yesterday-ish"})
                 out["missing"] = await s.call_tool("fact_history", {"user_id": "alice", "entity_or_fact": "Atlantis"})
+                selector = {"text": "Shanghai"}
+                out["dry"] = payload(await s.call_tool("forget", {"user_id": "alice", "selector": selector}))
+                out["kept"] = payload(await s.call_tool("list_facts", {"user_id": "alice"}))
+                out["two"] = await s.call_tool("forget", {"user_id": "alice", "selector": {"text": "x", "entity": "y"}})
+                out["done"] = payload(await s.call_tool("forget", {"user_id": "alice", "selector": selector,
+                                                                   "confirm": True}))
+                out["after"] = payload(await s.call_tool("list_facts", {"user_id": "alice"}))
                 return out
 
     out = anyio.run(scenario)
@@ -130,7 +142,6 @@ def test_stdio_lists_the_tools_writes_searches_and_keeps_the_older_fact(tmp_path
     assert search.structured_content["facts"][0]["object"] == "Shanghai"
     assert "Beijing" in out["before"].content[0].text
 
-    lives = lambda facts: {(f["object"], f["status"]) for f in facts if f["predicate"] == "LIVES_IN"}  # noqa: E731
     assert lives(out["now"]) == {("Shanghai", "current")}
     assert lives(out["then"]) == {("Beijing", "superseded")}
     assert out["unknown"] == []
@@ -144,51 +155,47 @@ def test_stdio_lists_the_tools_writes_searches_and_keeps_the_older_fact(tmp_path
         assert "Traceback" not in result.content[0].text and 'File "' not in result.content[0].text
     assert "user id 'no such user!' is invalid" in out["bad_user"].content[0].text
     assert "valid_at" in out["bad_time"].content[0].text
-    assert "Traceback" not in errlog_path.read_text()
-    assert wait_until_gone(data_dir) == []
 
-
-def test_stdio_forget_is_a_dry_run_until_confirmed_and_users_limit_the_scope(tmp_path):
-    data_dir = tmp_path / "gm"
-
-    async def scenario() -> dict:
-        out = {}
-        async with stdio_session(data_dir) as s:
-            await s.call_tool("add_memory", {"user_id": "alice", **BEIJING})
-            await s.call_tool("add_memory", {"user_id": "alice", **SHANGHAI})
-            await s.call_tool("add_memory", {"user_id": "bob", **BEIJING})
-            selector = {"text": "Shanghai"}
-            out["dry"] = payload(await s.call_tool("forget", {"user_id": "alice", "selector": selector}))
-            out["kept"] = payload(await s.call_tool("list_facts", {"user_id": "alice"}))
-            out["two"] = await s.call_tool("forget", {"user_id": "alice", "selector": {"text": "x", "entity": "y"}})
-            out["done"] = payload(await s.call_tool("forget", {"user_id": "alice", "selector": selector,
-                                                               "confirm": True}))
-            out["after"] = payload(await s.call_tool("list_facts", {"user_id": "alice"}))
-        assert wait_until_gone(data_dir) == []
-        async with stdio_session(data_dir, "--users", "bob") as s:
-            out["scoped_users"] = payload(await s.call_tool("list_users", {}))
-            out["bob"] = payload(await s.call_tool("list_facts", {"user_id": "bob"}))
-            out["alice"] = await s.call_tool("list_facts", {"user_id": "alice"})
-            out["nobody"] = await s.call_tool("list_facts", {"user_id": "carol"})
-        return out
-
-    out = anyio.run(scenario)
-    lives = lambda facts: {(f["object"], f["status"]) for f in facts if f["predicate"] == "LIVES_IN"}  # noqa: E731
-
+    # forget: a dry run changes nothing; confirmed, it deletes and re-opens the older fact
     assert out["dry"]["dry_run"] is True and out["dry"]["facts_deleted"] >= 1 and out["dry"]["turn_ids"] == ["s2#0"]
     assert lives(out["kept"]) == {("Shanghai", "current")}
     assert out["two"].is_error and "exactly one" in out["two"].content[0].text
     assert out["done"]["dry_run"] is False and out["done"]["episodes_deleted"] == 1
-    assert lives(out["after"]) == {("Beijing", "current")}  # the superseded fact is re-opened
+    assert lives(out["after"]) == {("Beijing", "current")}
 
-    assert out["scoped_users"] == ["bob"]
+    assert "Traceback" not in errlog_path.read_text()
+    assert wait_until_gone(data_dir) == []
+
+
+def test_stdio_users_limit_the_scope_and_an_absent_user_reads_the_same(tmp_path, embedder):
+    from graphmem import Memory
+
+    data_dir = tmp_path / "gm"
+    with Memory(data_dir=data_dir, embedder=embedder) as mem:  # written in-process: the server only reads
+        for user in ("alice", "bob"):
+            mem.write(user, BEIJING["turns"], BEIJING["session_time"], BEIJING["session_id"])
+    assert wait_until_gone(data_dir) == []
+
+    async def scenario() -> dict:
+        async with stdio_session(data_dir, "--users", "bob") as s:
+            return {"users": payload(await s.call_tool("list_users", {})),
+                    "bob": payload(await s.call_tool("list_facts", {"user_id": "bob"})),
+                    "alice": await s.call_tool("list_facts", {"user_id": "alice"}),
+                    "alice_forget": await s.call_tool("forget", {"user_id": "alice", "selector": {"all": True},
+                                                                 "confirm": True}),
+                    "nobody": await s.call_tool("list_facts", {"user_id": "carol"})}
+
+    out = anyio.run(scenario)
+    assert out["users"] == ["bob"]
     assert lives(out["bob"]) == {("Beijing", "current")}
     refusal = out["alice"].content[0].text
-    assert out["alice"].is_error and "not covered" in refusal
+    assert out["alice"].is_error and out["alice_forget"].is_error and "not covered" in refusal
     # a user that exists and one that does not get the same refusal: nothing leaks
     assert out["nobody"].content[0].text == refusal.replace("alice", "carol")
     assert wait_until_gone(data_dir) == []
-
+    with Memory(data_dir=data_dir, embedder=embedder) as mem:
+        assert lives([f.model_dump() for f in mem.facts("alice")]) == {("Beijing", "current")}
+    assert wait_until_gone(data_dir) == []
 
 
 def test_stdio_scope_from_a_key_in_the_environment(tmp_path, monkeypatch):
@@ -364,5 +371,4 @@ def test_http_a_key_for_alice_can_neither_read_nor_learn_of_bob(http_server):
         # the same words as for a user that does not exist: bob's existence does not leak
         assert result.content[0].text.replace(tool, "T") == refusal.replace("list_facts", "T").replace("carol", "bob")
     # nothing alice's key tried reached bob's memory
-    assert {(f["object"], f["status"]) for f in out["bob_facts"] if f["predicate"] == "LIVES_IN"} == \
-        {("Beijing", "current")}
+    assert lives(out["bob_facts"]) == {("Beijing", "current")}
