@@ -9,6 +9,7 @@ name; a GraphMemError becomes a one-line error.
     graphmem forget --user U (--text T | --entity E | --fact ID | --session-id S |
                     --between T0..T1 | --all) [--yes] [--dry-run] [--json]
     graphmem eval forget                 the forgetting set, offline
+    graphmem mcp [--transport http]      an MCP server (graphmem.cli_mcp)
     graphmem serve / graphmem keys ...   the HTTP service and its keys (cli_service.py)
 
 Exit codes: 0 done; 1 a read (users, facts, history, search) found no data
@@ -264,6 +265,8 @@ def forget(
 
 _mount_evals()
 register_service(app)
+from graphmem.cli_mcp import MCP_HELP, mcp  # noqa: E402
+app.command(help=MCP_HELP)(mcp)
 
 if __name__ == "__main__":
     app()
