@@ -1,8 +1,8 @@
 """Forget benchmark: a forget with compaction for one user holding 10,000 facts,
 in a data dir shared with 9 other users (2,000 facts each).
 
-Graphs are bulk-written with the retrieval benchmark's loader (same schema as
-`write()`: a turn, a fact and two mentions per fact, real MiniLM embeddings).
+Graphs are written through `Memory.add_facts` with the retrieval benchmark's
+templated facts (real MiniLM embeddings; facts only, no turns).
 The time covers the cascade, the deletes, dropping caches and the compaction
 (AOF rewrite of the whole data file + snapshot), which dominates.
 """
@@ -21,13 +21,11 @@ TARGET = "bench_forget_0"
 
 def run(users: int = 10, facts: int = 10_000, others: int = 2_000) -> dict[str, float]:
     header(f"forget: one user with {facts:,} facts among {users} users (others {others:,} each)")
-    pool = scale_facts(2_000)
-    vectors: dict = {}
+    pool = scale_facts(facts)
     with tempfile.TemporaryDirectory() as tmp, Memory(data_dir=tmp) as mem:
         for i in range(users):
             user = f"bench_forget_{i}"
-            mem.store.ensure_graph(user, dimension=mem.embedder.dimension, embedder=mem.embedder.name)
-            grow_graph(mem, pool, 0, facts if i == 0 else others, {}, vectors, user=user)
+            grow_graph(mem, pool, 0, facts if i == 0 else others, user=user)
         person = pool[0].subject
         preview = mem.forget(TARGET, {"entity": person}, dry_run=True)
         start = time.perf_counter()

@@ -17,14 +17,17 @@ from pathlib import Path
 from bench.common import header, peak_rss_mb
 from graphmem import Memory
 from graphmem.ingest.loaders import load_locomo
-from graphmem.graph.cypher import Query
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCOMO = ROOT / "tests" / "data" / "locomo_dev7.json"
 
 
-def count(mem: Memory, users: list[str], cypher: str) -> int:
-    return sum(mem.store.run(u, Query(cypher, {}))[0]["n"] for u in users)
+def counts(mem: Memory, users: list[str]) -> tuple[int, int, int]:
+    """Entities, facts (any status) and current facts over the users, read through `mem.inspect()`."""
+    ins = mem.inspect()
+    totals = [ins.counts(u) for u in users]
+    current = sum(1 for u in users for f in ins.facts(u, include_expired=True) if f.expired_at is None)
+    return sum(c.entities for c in totals), sum(c.facts for c in totals), current
 
 
 def ingest_all(mem: Memory, conversations, limit_sessions: int | None = None) -> tuple[int, float, list[str]]:
@@ -45,9 +48,7 @@ def offline() -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp, Memory(data_dir=tmp) as mem:
         mem.write("warmup", [{"role": "user", "content": "I live in Oslo."}], "2024-01-01")
         turns, elapsed, users = ingest_all(mem, conversations)
-        entities = count(mem, users, "MATCH (n:Entity) RETURN count(n) AS n")
-        facts = count(mem, users, "MATCH ()-[r:RELATES_TO]->() RETURN count(r) AS n")
-        current = count(mem, users, "MATCH ()-[r:RELATES_TO]->() WHERE r.expired_at IS NULL RETURN count(r) AS n")
+        entities, facts, current = counts(mem, users)
     rate = turns / elapsed
     print(f"  {turns:,} turns in {elapsed:.1f} s = {rate:.1f} turns/s (target >= 40)")
     print(f"  {entities:,} entities, {facts:,} facts ({current:,} current), peak RSS {peak_rss_mb():.0f} MB")

@@ -1,72 +1,60 @@
-"""Retrieval benchmark: evidence recall on LoCoMo, search latency at scale, packet size.
+"""Retrieval benchmark: the evaluation harness's LoCoMo table on the reporting split,
+abstention, search latency at scale, packet size.
 
-1. Evidence recall: the LoCoMo conversations in tests/data, categories 1-4,
-   each ingested into its own user with the offline rule extractor. Per
-   question, `Memory.search(limit=25, budget_tokens=100_000)`; recall@k is the
-   share of the question's gold turns among the first k `cited_turn_ids`
-   (averaged over questions with at least one gold turn that exists),
-   all-gold@k the share of questions whose every gold turn is there.
-2. Beside it, baselines over the raw turns (`bench.baselines`): BM25, MiniLM
-   and their RRF (ARCHITECTURE §10 measured RRF ~0.60 at k=10).
-3. Graphiti's own search (`COMBINED_HYBRID_SEARCH_RRF`, limit 25) over the same
-   graphs. Its results map to turn ids like this: an episode result is its
-   `name` (graphmem stores the turn id there); an edge result gives the names
-   of the episodes in its `episodes` list, in stored order. The two lists are
-   interleaved, an episode first (episode 1, edge turn 1, episode 2, ...),
-   duplicates dropped: episodes are the direct evidence Graphiti returns, the
-   edges' turns the indirect one, and neither list is favoured past rank 1.
-   The same searches are also scored with each list alone.
-4. Search latency at 1,000 / 10,000 / 100,000 facts in one user's graph,
-   written in bulk (UNWIND batches of 2,000) with graphmem's schema: one
-   Episodic node per fact holding the sentence the fact was read from (its
-   content embedding is the fact's, as the texts are equal), the fact edge
-   citing it, and MENTIONS from the episode to both entities. No NEXT_EPISODE
-   links. Texts come from 25,000 distinct templated sentences ("<Person>
-   <verb> <object> in <Month> <year>.", 1,000 people), each embedded once by
-   the real MiniLM (batches of 256); past 25,000 facts a text recurs, as a
-   separate edge stated in a separate turn, to keep the build to minutes.
-5. Default packet size (limit=10, default budget) on 50 LoCoMo questions, and
-   the share of fact lines that carry a dated range and a source turn id.
+1. Evidence recall: the harness itself (`graphmem.evals.retrieval_run`, the code
+   behind `graphmem eval retrieval`) on the LoCoMo **reporting split** only
+   (`graphmem.evals.splits`: conv-42, -43, -44, -47; nothing was tuned on it),
+   categories 1-4, k = 25, context budget 8,000 tokens. Systems: graphmem,
+   naive RAG (BM25 + MiniLM RRF with k and weights tuned on the tuning split by
+   `graphmem.evals.tune_rag`), BM25 alone, MiniLM alone (the same rankings,
+   `graphmem.evals.baselines`), and Graphiti's own `COMBINED_HYBRID_SEARCH_RRF`
+   over graphmem's graph. A question a system fails on scores 0 and is counted
+   in its `errors` column. With ``GRAPHMEM_BENCH_LME=1`` the same systems also
+   run on the repo's 99-question LongMemEval sample pooled into one memory.
+2. Abstention (`bench.abstention`): `packet.abstain` on answerable, never-said
+   and other-memory questions, tuning and reporting split, over the graph the
+   harness wrote (the tuning conversations are added to it for their rows).
+3. Search latency at 1,000 / 10,000 facts in one user's graph (100,000 with
+   ``GRAPHMEM_BENCH_100K=1``: embedding 100k texts takes many minutes on a shared
+   2-core machine), written through `Memory.add_facts` (the real write path):
+   facts only, no turns (add_facts takes no source text), from distinct
+   templated sentences ("<Person> <verb> <object> in <Month> <year>.", 1,000
+   people), LIVES_IN and WORKS_AT single-valued, the rest multi-valued.
+4. Default packet size (limit 10, default budget) on 50 reporting-split
+   questions, and the share of fact lines that carry a dated range and a source turn id.
 
 Everything runs in a temporary data dir; nothing is cached between runs.
 """
 
 from __future__ import annotations
 
-import asyncio
+import os
 import random
 import re
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from itertools import zip_longest
 from pathlib import Path
 
 import numpy as np
 
 from bench.abstention import calibrate
-from bench.baselines import build_corpus, rank_all
 from bench.common import header, percentiles_ms
 from graphmem import Memory
-from graphmem.graph import cypher as q
 from graphmem.embedding.embedder import default_embedder
+from graphmem.evals import retrieval_run, splits
+from graphmem.evals.report import retrieval_table
+from graphmem.evals.systems._common import memory_id
 from graphmem.ingest.loaders import Conversation, Question, load_locomo
-from graphmem.graph.cypher import Query
 from graphmem.retrieval.search import TOKENS_PER_RESULT
-from graphmem.schema import time as t
-from graphmem.schema.models import EntityNode, EpisodicNode, FactEdge, content_hash, new_uuid
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCOMO = ROOT / "tests" / "data" / "locomo_dev7.json"
+LONGMEMEVAL = ROOT / "tests" / "data" / "longmemeval_oracle_sample99.json"
 CATEGORIES = (1, 2, 3, 4)
-KS = (5, 10, 25)
-LIMIT = 25
-BUDGET_TOKENS = 100_000
-
-
-# -- evidence recall (parts 1-3) ---------------------------------------------------
+SYSTEMS = ("graphmem", "rag", "bm25", "minilm", "graphiti")
 
 
 @dataclass(frozen=True)
@@ -79,7 +67,8 @@ class Case:
 
 
 def user_of(conversation: Conversation) -> str:
-    return conversation.conversation_id.replace("-", "_")
+    """The user the harness's graphmem system writes a conversation to."""
+    return memory_id(conversation.conversation_id)
 
 
 def cases_of(conversation: Conversation) -> list[Case]:
@@ -92,149 +81,45 @@ def cases_of(conversation: Conversation) -> list[Case]:
     return cases
 
 
-@dataclass
-class RecallTally:
-    """Per-question hits for recall@k / all-gold@k, overall and by category, plus latencies."""
-
-    rows: list[tuple[int, dict[int, float], dict[int, bool]]] = field(default_factory=list)
-    seconds: list[float] = field(default_factory=list)
-
-    def add(self, case: Case, ranked: Sequence[str], seconds: float | None = None) -> None:
-        gold = set(case.gold)
-        recall = {k: len(gold & set(ranked[:k])) / len(gold) for k in KS}
-        self.rows.append((int(case.question.category), recall, {k: recall[k] == 1.0 for k in KS}))
-        if seconds is not None:
-            self.seconds.append(seconds)
-
-    def figures(self) -> dict[str, float]:
-        out: dict[str, float] = {"questions": len(self.rows)}
-        for k in KS:
-            out[f"recall@{k}"] = float(np.mean([r[1][k] for r in self.rows]))
-            out[f"all_gold@{k}"] = float(np.mean([r[2][k] for r in self.rows]))
-        for category in CATEGORIES:
-            hits = [r[1][10] for r in self.rows if r[0] == category]
-            out[f"cat{category}_recall@10"] = float(np.mean(hits)) if hits else float("nan")
-        if self.seconds:
-            out["p50_ms"], out["p95_ms"] = percentiles_ms(self.seconds)
-        return out
+def harness_table(dataset: retrieval_run.Dataset, out: Path, title: str) -> dict:
+    """Part 1: the harness over `dataset`; prints its table (the one `graphmem eval retrieval` prints)."""
+    header(title)
+    results = retrieval_run.run(dataset, SYSTEMS, out)
+    c = results["conditions"]
+    print(f"  {c['dataset']}, {c['split']} split{', pooled' if c['pooled'] else ''}: {c['questions']} questions, "
+          f"{c['conversations']} memories, k = {c['retrieve_k']}, context {c['context_tokens']:,} tokens")
+    for line in retrieval_table(results).splitlines():
+        print("  " + line)
+    graphiti = results["systems"].get("graphiti", {})
+    print(f"  Graphiti: {graphiti.get('errors', 0)} of {c['questions']} questions raised "
+          "(each scores 0 and is counted in `errors`, never read as an empty result)")
+    return results
 
 
-def ingest(mem: Memory, conversations: Sequence[Conversation]) -> float:
-    start = time.perf_counter()
-    for conversation in conversations:
-        for session in conversation.sessions:
-            mem.write(user_of(conversation), **session.write_args())
-    return time.perf_counter() - start
+def locomo_reporting(out: Path) -> dict:
+    dataset = retrieval_run.load_dataset("locomo", LOCOMO, split="reporting")
+    results = harness_table(dataset, out, "retrieval: LoCoMo evidence recall, reporting split (the harness)")
+    print(f"  split: reporting = {', '.join(splits.REPORTING)}; nothing was tuned on it (graphmem's recipe, "
+          f"RAG's RRF k and weights and the abstention thresholds were chosen on tuning = "
+          f"{', '.join(splits.TUNING)})")
+    return results
 
 
-def graphmem_recall(mem: Memory, conversations: Sequence[Conversation]) -> dict[str, float]:
-    """Part 1: `Memory.search` cited turns; also counts empty packets and abstentions."""
-    tally, empty, abstained, missed = RecallTally(), 0, 0, 0
-    for conversation in conversations:
-        mem.search(user_of(conversation), "warm-up question", limit=LIMIT)  # builds the user's BM25 indexes
-        for case in cases_of(conversation):
-            q_ = case.question
-            start = time.perf_counter()
-            packet = mem.search(case.user, q_.question, now=q_.question_time, limit=LIMIT, budget_tokens=BUDGET_TOKENS)
-            tally.add(case, packet.cited_turn_ids, time.perf_counter() - start)
-            empty += not packet.cited_turn_ids
-            abstained += packet.abstain
-            missed += not set(case.gold) & set(packet.cited_turn_ids[:LIMIT])
-    return tally.figures() | {"empty_cited": empty, "abstained": abstained, "no_gold_in_25": missed}
-
-
-def baseline_recall(conversations: Sequence[Conversation], embedder) -> dict[str, dict[str, float]]:
-    """Part 2: BM25, MiniLM and RRF over each conversation's raw turns."""
-    tallies: dict[str, RecallTally] = {}
-    for conversation in conversations:
-        corpus = build_corpus(conversation.turns_by_id().values(), embedder.embed)
-        cases = cases_of(conversation)
-        vectors = embedder.embed([c.question.question for c in cases])
-        for case, vector in zip(cases, vectors, strict=True):
-            for name, ranked in rank_all(corpus, case.question.question, vector).items():
-                tallies.setdefault(name, RecallTally()).add(case, ranked)
-    return {name: tally.figures() for name, tally in tallies.items()}
-
-
-GRAPHITI = f"Graphiti hybrid RRF (limit {LIMIT})"
-GRAPHITI_ORDERS = ("interleaved", "episodes only", "edge turns only")
-
-
-def graphiti_orders(episode_names: Sequence[str], edge_episodes: Sequence[Sequence[str]],
-                    names: dict[str, str]) -> dict[str, list[str]]:
-    """Turn ids of one Graphiti result, by order: episode results interleaved with
-    edge-derived turns (an episode first; the reported one), and each alone. Deduplicated."""
-    episodes = list(dict.fromkeys(episode_names))
-    edge_turns = list(dict.fromkeys(names[u] for eps in edge_episodes for u in eps if u in names))
-    interleaved = [x for pair in zip_longest(episodes, edge_turns) for x in pair if x is not None]
-    return dict(zip(GRAPHITI_ORDERS, (list(dict.fromkeys(interleaved)), episodes, edge_turns), strict=True))
-
-
-def episode_names(mem: Memory, user: str, uuids: Iterable[str]) -> dict[str, str]:
-    uuids = sorted(set(uuids))
-    if not uuids:
-        return {}
-    cypher = "MATCH (e:Episodic) WHERE e.uuid IN $u RETURN e.uuid AS uuid, e.name AS name"
-    return {r["uuid"]: r["name"] for r in mem.store.run(user, Query(cypher, {"u": uuids}), read_only=True)}
-
-
-async def _graphiti_conversation(mem: Memory, conversation: Conversation, embedder, config,
-                                 tallies: dict[str, RecallTally]) -> int:
-    from graphmem.evals.graphiti_compat import open_graphiti
-
-    user, errors = user_of(conversation), 0
-    graphiti = await open_graphiti(mem.store.url, user, embedder)
-    try:
-        await graphiti.search_("warm-up question", config=config, group_ids=[user])
-        for case in cases_of(conversation):
-            start = time.perf_counter()
-            try:
-                results = await graphiti.search_(case.question.question, config=config, group_ids=[user])
-            except Exception:  # noqa: BLE001 - a failed query counts as retrieving nothing
-                errors += 1
-                results = None
-            seconds = time.perf_counter() - start
-            edge_episodes = [e.episodes for e in results.edges] if results else []
-            names = episode_names(mem, user, (u for eps in edge_episodes for u in eps))
-            found = [e.name for e in results.episodes] if results else []
-            for order, ranked in graphiti_orders(found, edge_episodes, names).items():
-                tallies[order].add(case, ranked, seconds if order == GRAPHITI_ORDERS[0] else None)
-    finally:
-        await graphiti.close()
-    return errors
-
-
-def graphiti_recall(mem: Memory, conversations: Sequence[Conversation], embedder) -> dict[str, dict] | None:
-    """Part 3: Graphiti's COMBINED_HYBRID_SEARCH_RRF (limit 25) over graphmem's graphs, one
-    asyncio loop; figures per result order (see GRAPHITI_ORDERS). None if not installed."""
-    try:
-        from graphiti_core.search.search_config_recipes import COMBINED_HYBRID_SEARCH_RRF
-    except ImportError:
+def longmemeval_pooled(out: Path) -> dict | None:
+    if os.environ.get("GRAPHMEM_BENCH_LME") != "1":
+        print("\n  (LongMemEval pooled sample skipped: set GRAPHMEM_BENCH_LME=1 to run it)")
         return None
-    config = COMBINED_HYBRID_SEARCH_RRF.model_copy(update={"limit": LIMIT})
-    tallies = {order: RecallTally() for order in GRAPHITI_ORDERS}
-
-    async def all_conversations() -> int:
-        errors = 0
-        for conversation in conversations:
-            errors += await _graphiti_conversation(mem, conversation, embedder, config, tallies)
-        return errors
-
-    errors = asyncio.run(all_conversations())
-    return {order: tally.figures() | {"errors": errors} for order, tally in tallies.items()}
+    dataset = retrieval_run.load_dataset("longmemeval", LONGMEMEVAL, pooled=True)
+    return harness_table(dataset, out, "retrieval: LongMemEval oracle sample (99 questions) pooled, the harness")
 
 
-def print_recall(systems: dict[str, dict[str, float] | None]) -> None:
-    columns = [f"R@{k}" for k in KS] + [f"all@{k}" for k in KS] + [f"c{c} R@10" for c in CATEGORIES]
-    print(f"  {'system':<34}" + "".join(f"{c:>8}" for c in columns) + f"{'p50 ms':>8}{'p95 ms':>8}")
-    for name, f in systems.items():
-        if f is None:
-            print(f"  {name:<34}  graphiti_core is not installed: skipped")
-            continue
-        values = [f[f"recall@{k}"] for k in KS] + [f[f"all_gold@{k}"] for k in KS]
-        values += [f[f"cat{c}_recall@10"] for c in CATEGORIES]
-        latency = "".join(f"{f[k]:>8.1f}" if k in f else f"{'-':>8}" for k in ("p50_ms", "p95_ms"))
-        print(f"  {name:<34}" + "".join(f"{v:>8.3f}" for v in values) + latency)
+def ingest_missing(mem: Memory, conversations: Sequence[Conversation]) -> None:
+    """Write the conversations the harness did not (the tuning split), for abstention's tuning rows."""
+    present = set(mem.users())
+    for conversation in conversations:
+        if user_of(conversation) not in present:
+            for session in conversation.sessions:
+                mem.write(user_of(conversation), **session.write_args())
 
 
 # -- latency at scale (part 4) -----------------------------------------------------
@@ -274,20 +159,10 @@ RELATIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
     )
 )
 SCALE_USER = "bench_retrieval_scale"
-SCALE_SIZES = (1_000, 10_000, 100_000)
-DISTINCT_TEXTS = 25_000
-BATCH = 2_000
-EMBED_BATCH = 256
-SESSION_TURNS = 20
+SCALE_SIZES = (1_000, 10_000)
+LARGE_SIZES = (1_000, 10_000, 100_000)
 TARGET_P95_MS = {10_000: 50.0, 100_000: 250.0}
-BULK_WRITE = (
-    "UNWIND $rows AS row MATCH (s:Entity {uuid: row.source}), (o:Entity {uuid: row.target}) "
-    "CREATE (e:Episodic) SET e += row.episode, e.content_embedding = vecf32(row.embedding) "
-    "CREATE (s)-[r:RELATES_TO]->(o) SET r += row.fact, r.fact_embedding = vecf32(row.embedding) "
-    "CREATE (e)-[:MENTIONS {uuid: row.m1, group_id: row.fact.group_id, created_at: row.fact.created_at}]->(s) "
-    "CREATE (e)-[:MENTIONS {uuid: row.m2, group_id: row.fact.group_id, created_at: row.fact.created_at}]->(o)"
-)
-BULK_ENTITIES = "UNWIND $rows AS row CREATE (n:Entity) SET n += row.props, n.name_embedding = vecf32(row.embedding)"
+SINGLE_VALUED = ("LIVES_IN", "WORKS_AT")
 
 
 @dataclass(frozen=True)
@@ -317,63 +192,17 @@ def scale_facts(n: int, seed: int = 11) -> list[BulkFact]:
     return out
 
 
-def write_entities(mem: Memory, names: Sequence[str], known: dict[str, str], now: datetime,
-                   user: str = SCALE_USER) -> None:
-    """Create the entities not yet in `known` (name -> uuid), with real name embeddings."""
-    fresh = [n for n in dict.fromkeys(names) if n not in known]
-    vectors = mem.embedder.embed(fresh)
-    rows = []
-    for name, vector in zip(fresh, vectors, strict=True):
-        entity = EntityNode(group_id=user, name=name, created_at=now)
-        known[name] = entity.uuid
-        rows.append({"props": entity.to_props(), "embedding": vector.tolist()})
-    for i in range(0, len(rows), BATCH):
-        mem.store.run(user, Query(BULK_ENTITIES, {"rows": rows[i:i + BATCH]}))
+def fact_row(fact: BulkFact) -> dict:
+    """One `add_facts` row: the sentence is the fact's text, its date its start."""
+    return {"subject": fact.subject, "predicate": fact.predicate, "object": fact.object, "fact": fact.text,
+            "valid_at": fact.valid_at, "single_valued": fact.predicate in SINGLE_VALUED}
 
 
-def bulk_row(fact: BulkFact, index: int, vector: np.ndarray, known: dict[str, str], now: datetime,
-             user: str = SCALE_USER) -> dict:
-    """One UNWIND row: the episode stating the fact, the fact edge citing it, two mentions."""
-    session, turn = divmod(index, SESSION_TURNS)
-    episode = EpisodicNode(
-        group_id=user, name=f"B{session}:{turn}", content=fact.text, valid_at=fact.valid_at, created_at=now,
-        source_description=f"user in session bench_{session}", session_id=f"bench_{session}", turn_index=turn,
-        speaker="user", content_hash=content_hash(fact.text),
-    )
-    edge = FactEdge(
-        group_id=user, name=fact.predicate, fact=fact.text, episodes=[episode.uuid], valid_at=fact.valid_at,
-        created_at=now, reference_time=fact.valid_at, source_node_uuid=known[fact.subject],
-        target_node_uuid=known[fact.object],
-    )
-    return {"source": edge.source_node_uuid, "target": edge.target_node_uuid, "embedding": vector.tolist(),
-            "episode": episode.to_props() | {"extracted": True, "entity_edges": [edge.uuid]},
-            "fact": {k: v for k, v in edge.to_props().items() if v is not None}, "m1": new_uuid(), "m2": new_uuid()}
-
-
-def embed_pool(mem: Memory, pool: Sequence[BulkFact], vectors: dict[int, np.ndarray], indexes: Iterable[int]) -> None:
-    """Embed the pool texts at `indexes` not embedded yet (batches of 256), into `vectors`."""
-    todo = sorted({i for i in indexes if i not in vectors})
-    for j in range(0, len(todo), EMBED_BATCH):
-        chunk = todo[j:j + EMBED_BATCH]
-        vectors.update(zip(chunk, mem.embedder.embed([pool[i].text for i in chunk]), strict=True))
-
-
-def grow_graph(mem: Memory, pool: Sequence[BulkFact], start: int, stop: int, known: dict[str, str],
-               vectors: dict[int, np.ndarray], user: str = SCALE_USER) -> dict[str, float]:
-    """Write facts start..stop-1 (fact i states pool[i % len(pool)]) in batches; embed and write seconds."""
-    now, embed_s, write_s = t.now_utc(), 0.0, 0.0
-    for i in range(start, stop, BATCH):
-        indexes = [k % len(pool) for k in range(i, min(i + BATCH, stop))]
-        began = time.perf_counter()
-        write_entities(mem, [name for k in indexes for name in (pool[k].subject, pool[k].object)], known, now, user)
-        embed_pool(mem, pool, vectors, indexes)
-        embed_s += time.perf_counter() - began
-        began = time.perf_counter()
-        rows = [bulk_row(pool[k], i + j, vectors[k], known, now, user) for j, k in enumerate(indexes)]
-        mem.store.run(user, Query(BULK_WRITE, {"rows": rows}))
-        write_s += time.perf_counter() - began
-    mem.store.run(user, q.bump_version())
-    return {"embed_s": embed_s, "write_s": write_s}
+def grow_graph(mem: Memory, pool: Sequence[BulkFact], start: int, stop: int, user: str = SCALE_USER) -> float:
+    """Import pool[start:stop] through `Memory.add_facts` (embedding included); seconds taken."""
+    began = time.perf_counter()
+    mem.add_facts(user, [fact_row(f) for f in pool[start:stop]])
+    return time.perf_counter() - began
 
 
 QUERY_TEMPLATES = (
@@ -424,38 +253,39 @@ def time_searches(mem: Memory, queries: Sequence[str], now: datetime) -> dict[st
 def print_scale_row(size: int, f: dict[str, float]) -> None:
     target = TARGET_P95_MS.get(size)
     verdict = "-" if target is None else f"p95 <= {target:.0f} ms: {'met' if f['p95_ms'] <= target else 'MISSED'}"
-    print(f"  {size:>8,}{f['embed_s']:>9.1f}{f['write_s']:>9.1f}{f['first_search_ms']:>10.0f}{f['p50_ms']:>9.1f}"
+    print(f"  {size:>8,}{f['facts']:>8,}{f['import_s']:>10.1f}{f['first_search_ms']:>10.0f}{f['p50_ms']:>9.1f}"
           f"{f['p95_ms']:>9.1f}{f['embed_p50_ms']:>12.1f}{f['embed_p95_ms']:>6.1f}  {verdict}")
 
 
-def scale_latency(mem: Memory, sizes: Sequence[int] = SCALE_SIZES, timed_queries: int = 100) -> dict[int, dict]:
-    """Part 4: grow one user's graph through `sizes` facts, timing `Memory.search` at each size."""
-    header(f"retrieval latency: Memory.search (limit 10) at {', '.join(f'{n:,}' for n in sizes)} facts")
-    mem.store.ensure_graph(SCALE_USER, dimension=384, embedder="all-MiniLM-L6-v2")
-    pool, known, vectors, written, out = scale_facts(min(max(sizes), DISTINCT_TEXTS)), {}, {}, 0, {}
+def scale_latency(mem: Memory, sizes: Sequence[int] | None = None, timed_queries: int = 100) -> dict[int, dict]:
+    """Part 3: grow one user's graph through `sizes` rows, timing `Memory.search` at each size."""
+    sizes = sizes or (LARGE_SIZES if os.environ.get("GRAPHMEM_BENCH_100K") == "1" else SCALE_SIZES)
+    header(f"retrieval latency: Memory.search (limit 10) at {', '.join(f'{n:,}' for n in sizes)} imported rows")
+    pool, written, out = scale_facts(max(sizes)), 0, {}
     per_size, now = timed_queries + 6, datetime(2025, 1, 1, tzinfo=timezone.utc)
     queries = scale_queries(len(sizes) * per_size)
-    print(f"  {'facts':>8}{'embed s':>9}{'write s':>9}{'first ms':>10}{'p50 ms':>9}{'p95 ms':>9}"
+    print(f"  {'rows':>8}{'facts':>8}{'import s':>10}{'first ms':>10}{'p50 ms':>9}{'p95 ms':>9}"
           f"{'(embed p50':>12}{'p95)':>6}  target")
     for i, size in enumerate(sizes):
-        build = grow_graph(mem, pool, written, size, known, vectors)
+        import_s = grow_graph(mem, pool, written, size)
         written = size
-        figures = build | time_searches(mem, queries[i * per_size:(i + 1) * per_size], now)
+        figures = {"import_s": import_s, "facts": mem.inspect().counts(SCALE_USER).facts}
+        figures |= time_searches(mem, queries[i * per_size:(i + 1) * per_size], now)
         print_scale_row(size, figures)
         out[size] = figures
-    print(f"  ({len(known):,} entities, {len(pool):,} distinct fact texts, each embedded once: beyond "
-          f"{len(pool):,} facts a text recurs on another edge and turn; one Episodic node and two MENTIONS per fact)")
+    print(f"  (facts only, written by Memory.add_facts with their embeddings: no turns, so search ranks facts; "
+          f"a row restating an open multi-valued fact merges into it; {'100k is opt-in: GRAPHMEM_BENCH_100K=1' if max(sizes) < 100_000 else 'with 100k'})")
     return out
 
 
-# -- packet size (part 5) ----------------------------------------------------------
+# -- packet size (part 4) ----------------------------------------------------------
 
 DATED_LINE = re.compile(r"^- \[\d{4}-\d{2}-\d{2} -> (\d{4}-\d{2}-\d{2}|\.\.\.)\] ")
 SOURCED_LINE = re.compile(r"; turns (?!-\))[^)]+\)$")
 
 
 def packet_size(mem: Memory, conversations: Sequence[Conversation], n: int = 50) -> dict[str, float]:
-    """Part 5: tokens of default packets (limit 10) and the dating/sourcing of their fact lines."""
+    """Part 4: tokens of default packets (limit 10) and the dating/sourcing of their fact lines."""
     cases = [c for conv in conversations for c in cases_of(conv)]
     sample = cases[:: max(1, len(cases) // n)][:n]
     tokens, lines, turns = [], [], []
@@ -482,40 +312,19 @@ def packet_size(mem: Memory, conversations: Sequence[Conversation], n: int = 50)
 # -- the suite ------------------------------------------------------------------------
 
 
-def evidence_recall(mem: Memory, conversations: Sequence[Conversation], embedder) -> dict[str, dict | None]:
-    """Parts 1-3 and their table."""
-    header(f"retrieval: LoCoMo evidence recall, {len(conversations)} conversations, categories 1-4")
-    ours = graphmem_recall(mem, conversations)
-    systems: dict[str, dict | None] = {f"graphmem search (limit {LIMIT})": ours}
-    systems |= baseline_recall(conversations, embedder)
-    graphiti = graphiti_recall(mem, conversations, embedder)
-    if graphiti is None:
-        systems[GRAPHITI] = None
-    else:
-        systems[GRAPHITI] = graphiti["interleaved"]
-        systems |= {f"  same searches, {order}": graphiti[order] for order in GRAPHITI_ORDERS[1:]}
-    asked = sum(q_.category in CATEGORIES for conv in conversations for q_ in conv.questions)
-    print(f"  {ours['questions']:.0f} of {asked} questions used (the rest name no gold turn that exists); "
-          f"recall@k = share of a question's gold turns in the top k, all@k = all of them there")
-    print_recall(systems)
-    print(f"  graphmem: {ours['empty_cited']} questions with no cited turn, {ours['abstained']} abstentions "
-          f"(all answerable), {ours['no_gold_in_25']} with no gold turn in the top {LIMIT}")
-    if graphiti is not None and graphiti["interleaved"]["errors"]:
-        print(f"  Graphiti: {graphiti['interleaved']['errors']} searches raised (counted as retrieving nothing)")
-    return systems
-
-
 def run() -> dict[str, object]:
-    """All five parts in one temporary data dir; returns every figure printed."""
+    """All parts in one temporary data dir; returns every figure printed."""
     conversations = load_locomo(LOCOMO)
-    embedder = default_embedder()
-    embedder.embed(["warm up the model"])
-    with tempfile.TemporaryDirectory() as tmp, Memory(data_dir=tmp, embedder=embedder) as mem:
-        ingest_s = ingest(mem, conversations)
-        figures: dict[str, object] = {"ingest_s": ingest_s}
-        figures["recall"] = evidence_recall(mem, conversations, embedder)
-        print(f"  (ingest of {len(conversations)} conversations, rule extractor: {ingest_s:.0f} s)")
-        figures["abstention"] = calibrate(mem, conversations, user_of, cases_of)
-        figures["scale"] = scale_latency(mem)
-        figures["packet"] = packet_size(mem, conversations)
+    reporting = splits.select(conversations, "reporting")
+    with tempfile.TemporaryDirectory() as tmp:
+        figures: dict[str, object] = {"locomo": locomo_reporting(Path(tmp) / "locomo")}
+        figures["longmemeval"] = longmemeval_pooled(Path(tmp) / "lme")
+        embedder = default_embedder()
+        graph_dir = Path(tmp) / "locomo" / "work" / "graphmem_graph"
+        with Memory(data_dir=graph_dir, embedder=embedder) as mem:
+            ingest_missing(mem, conversations)
+            figures["abstention"] = calibrate(mem, conversations, user_of, cases_of)
+            figures["packet"] = packet_size(mem, reporting)
+        with Memory(data_dir=Path(tmp) / "scale", embedder=embedder) as mem:
+            figures["scale"] = scale_latency(mem)
     return figures

@@ -19,6 +19,7 @@ _HOMES = {
     "AddFactResult": "graphmem.schema.records",
     "ConfigError": "graphmem.schema.errors",
     "ExtractionError": "graphmem.schema.errors",
+    "FactInput": "graphmem.schema.inputs",
     "FactRecord": "graphmem.schema.records",
     "GraphMemError": "graphmem.schema.errors",
     "InvalidInput": "graphmem.schema.errors",
@@ -35,6 +36,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ does it
     from graphmem.config import Settings
     from graphmem.schema.errors import ConfigError, ExtractionError, GraphMemError, InvalidInput, NotFound, StoreError
     from graphmem.memory import Memory
+    from graphmem.schema.inputs import FactInput
     from graphmem.schema.records import AddFactResult, FactRecord, Timeline
 
 

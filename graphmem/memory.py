@@ -5,12 +5,13 @@ work to the capability named for it (`graphmem.ingest`, `graphmem.retrieval`,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from graphmem.analysis import communities as grouping
 from graphmem.analysis import diff as changes
@@ -20,10 +21,11 @@ from graphmem.forgetting import capacity
 from graphmem.forgetting import pipeline as forgetting
 from graphmem.forgetting.journal import PendingForget
 from graphmem.graph.inspect import Inspector
-from graphmem.graph import fact_repository
+from graphmem.graph import bulk_facts, fact_repository
 from graphmem.config import Settings
 from graphmem.embedding.embedder import Embedder, default_embedder
 from graphmem.schema.errors import InvalidInput
+from graphmem.schema.inputs import FactInput
 from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge, check_user_id, normalize_predicate
 from graphmem.ingest.extraction import Cached, Extractor
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 
 MAX_NAME_CHARS = 500
 MAX_FACT_CHARS = 4_000
+MAX_FACTS_PER_CALL = 100_000
 
 TimeLike = datetime | date | str
 
@@ -340,6 +343,93 @@ class Memory:
             'superseded'
         """
         check_user_id(user_id)
+        new = self._new_fact(
+            user_id, subject, predicate, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
+            reference_time=reference_time, single_valued=single_valued, episodes=episodes,
+            derived_from=derived_from, importance=importance, expires_at=expires_at, embedding=embedding,
+        )
+        given = new.embedding
+        vectors = [v.tolist() for v in self._embed([new.subject, new.object] + ([] if given else [new.edge.fact]))]
+        self._open_graph(user_id)
+        with self.store.user_lock(user_id):
+            result = fact_repository.add_fact(self.store, user_id, new.edge, vectors + ([given] if given else []),
+                                              subject=new.subject, object=new.object,
+                                              single_valued=new.single_valued)
+            capacity.enforce(self.store, user_id, self.settings.capacity_per_user)
+        return result
+
+    def add_facts(self, user_id: str, facts: Sequence[FactInput | Mapping[str, Any]]) -> list[AddFactResult]:
+        """Import many facts at once, with the result `add_fact` one at a time in
+        this order would give (same merges, closures and splits), in a few queries.
+
+        Every row is validated first, with `add_fact`'s rules; a bad row raises
+        and nothing is written. Then one read resolves the entity names, one
+        reads the slots the rows touch, each slot's rows are placed in memory
+        (`graphmem.graph.bulk_facts`), only what is created is embedded, and the
+        writes go in UNWIND batches under the user's lock. Capacity archiving
+        runs once, at the end.
+
+        :param user_id: whose memory.
+        :param facts: `FactInput` rows or dicts with the same keys (`add_fact`'s
+            arguments: subject, predicate, object, fact, valid_at, ...); at most
+            `MAX_FACTS_PER_CALL`.
+        :returns: one `AddFactResult` per row, in order.
+        :raises InvalidInput: a bad user id or row (the message names the row
+            index and field); nothing is written.
+        :raises StoreError: FalkorDB failed.
+
+        Example:
+            >>> [r.action for r in mem.add_facts("alice", [
+            ...     {"subject": "alice", "predicate": "lives_in", "object": "Beijing", "valid_at": "2024-03-01"},
+            ...     {"subject": "alice", "predicate": "lives_in", "object": "Shanghai", "valid_at": "2024-08-01"}])]
+            ['added', 'superseded']
+        """
+        check_user_id(user_id)
+        if isinstance(facts, (str, bytes, Mapping)) or not isinstance(facts, Sequence):
+            raise InvalidInput(f"facts must be a list of fact rows, got {type(facts).__name__}")
+        if len(facts) > MAX_FACTS_PER_CALL:
+            raise InvalidInput(f"at most {MAX_FACTS_PER_CALL:,} facts per call, got {len(facts):,}")
+        start = t.now_utc() - timedelta(microseconds=len(facts))
+        rows = [self._fact_row(user_id, i, row, start + timedelta(microseconds=i)) for i, row in enumerate(facts)]
+        if not rows:
+            return []
+        self._open_graph(user_id)
+        with self.store.user_lock(user_id):
+            results = bulk_facts.add_facts(self.store, user_id, rows, self._embed)
+            capacity.enforce(self.store, user_id, self.settings.capacity_per_user)
+        return results
+
+    def _fact_row(self, user_id: str, index: int, row: object, created_at: datetime) -> bulk_facts.NewFact:
+        """Row `index` of `add_facts`, validated; errors name the row."""
+        try:
+            parsed = row if isinstance(row, FactInput) else FactInput.model_validate(row)
+            return self._new_fact(user_id, **parsed.model_dump(), created_at=created_at)
+        except ValidationError as exc:
+            details = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or 'row'}: {e['msg']}" for e in exc.errors())
+            raise InvalidInput(f"facts[{index}]: {details}") from None
+        except InvalidInput as exc:
+            raise InvalidInput(f"facts[{index}]: {exc}") from None
+
+    def _new_fact(
+        self,
+        user_id: str,
+        subject: object,
+        predicate: object,
+        object: object,
+        *,
+        fact: object = None,
+        valid_at: TimeLike | None = None,
+        invalid_at: TimeLike | None = None,
+        reference_time: TimeLike | None = None,
+        single_valued: object = True,
+        episodes: object = (),
+        derived_from: object = (),
+        importance: object = 0.5,
+        expires_at: TimeLike | None = None,
+        embedding: Sequence[float] | None = None,
+        created_at: datetime | None = None,
+    ) -> bulk_facts.NewFact:
+        """`add_fact`'s arguments, checked (see its docstring) and turned into an edge without endpoints."""
         subject = _name(subject, "subject")
         obj = _name(object, "object")
         name = normalize_predicate(predicate)
@@ -364,14 +454,10 @@ class Memory:
             derived_from=_ids(derived_from, "derived_from"),
             importance=_importance(importance),
             expires_at=t.to_utc_or_none(expires_at, field="expires_at"),
+            **({"created_at": created_at} if created_at is not None else {}),
         )
-        vectors = [v.tolist() for v in self._embed([subject, obj] + ([] if fact_vector else [text]))]
-        self._open_graph(user_id)
-        with self.store.user_lock(user_id):
-            result = fact_repository.add_fact(self.store, user_id, edge, vectors + ([fact_vector] if fact_vector else []),
-                                       subject=subject, object=obj, single_valued=single_valued)
-            capacity.enforce(self.store, user_id, self.settings.capacity_per_user)
-        return result
+        return bulk_facts.NewFact(edge=edge, subject=subject, object=obj, single_valued=single_valued,
+                                  embedding=fact_vector)
 
     def restore(self, user_id: str, fact_uuid: str) -> bool:
         """Bring an archived fact back into search (`graphmem.forgetting.capacity`).

@@ -1,5 +1,8 @@
 """Naive RAG: each turn a chunk, BM25 and MiniLM rankings fused by weighted RRF, top k.
 
+``options["ranker"]`` = ``"bm25"`` or ``"minilm"`` ranks by one list alone (the
+harness's ``bm25`` and ``minilm`` systems), so the fused baseline sits beside its parts.
+
 The rankings are `graphmem.evals.baselines` (the same code `make bench` uses).
 RRF_K and WEIGHTS were tuned on the LoCoMo tuning split only
 (conv-26, conv-30, conv-41; evidence recall@10) by
@@ -11,7 +14,7 @@ from __future__ import annotations
 import time
 
 from graphmem.embedding.embedder import default_embedder
-from graphmem.evals.baselines import TurnCorpus, build_corpus, rank_rrf
+from graphmem.evals.baselines import TurnCorpus, build_corpus, rank_bm25, rank_minilm, rank_rrf
 from graphmem.evals.metrics import count_tokens
 from graphmem.evals.systems._common import embed_cached, error_text, stopwatch, turn_index, turn_line
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
@@ -20,6 +23,7 @@ from graphmem.ingest.loaders import Conversation, Question, Session, Turn
 # tuned on the tuning split by `python -m graphmem.evals.tune_rag` (recall@10 0.659; k=60 scored 0.596)
 RRF_K = 5
 WEIGHTS = (1.0, 1.0)  # (BM25, MiniLM)
+RANKERS = ("rrf", "bm25", "minilm")
 
 
 class RagSystem:
@@ -32,6 +36,9 @@ class RagSystem:
         self.config = config
         self.rrf_k = int(config.options.get("rrf_k", RRF_K))
         self.weights = tuple(config.options.get("weights", WEIGHTS))
+        self.ranker = str(config.options.get("ranker", "rrf"))
+        if self.ranker not in RANKERS:
+            raise ValueError(f"unknown ranker {self.ranker!r}; choose one of {', '.join(RANKERS)}")
         self._embedder = default_embedder()
         self._corpora: dict[str, TurnCorpus] = {}
         self._turns: dict[str, dict[str, tuple[Turn, Session]]] = {}
@@ -48,7 +55,7 @@ class RagSystem:
             try:
                 corpus, turns = self._corpora[conversation_id], self._turns[conversation_id]
                 vector = self._embedder.embed([question.question])[0]
-                ranked = rank_rrf(corpus, question.question, vector, k=self.rrf_k, weights=self.weights)
+                ranked = self._rank(corpus, question.question, vector)
                 top = ranked[: self.config.k]
             except Exception as exc:  # noqa: BLE001 - counted as an error by the harness
                 return Context(text="", error=error_text(exc), latency_ms=ms())
@@ -56,6 +63,13 @@ class RagSystem:
         text = "\n".join(turn_line(turns[t][0], turns[t][1].session_time) for t in top)
         return Context(text=text, turn_ids=tuple(top), session_ids=tuple(dict.fromkeys(turns[t][1].session_id for t in top)),
                        tokens=count_tokens(text), latency_ms=elapsed)
+
+    def _rank(self, corpus: TurnCorpus, query: str, vector) -> list[str]:
+        if self.ranker == "bm25":
+            return rank_bm25(corpus, query)
+        if self.ranker == "minilm":
+            return rank_minilm(corpus, vector)
+        return rank_rrf(corpus, query, vector, k=self.rrf_k, weights=self.weights)
 
     def close(self) -> None:
         self._corpora.clear()

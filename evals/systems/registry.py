@@ -62,12 +62,24 @@ def _lazy(module: str, cls: str) -> Callable[[str, SystemConfig], MemorySystem]:
     return build
 
 
+def _rag(ranker: str) -> Callable[[str, SystemConfig], MemorySystem]:
+    """Naive RAG's corpus ranked by one list alone (`rag.RagSystem`, ``options["ranker"]``)."""
+    def build(name: str, config: SystemConfig) -> MemorySystem:
+        from graphmem.evals.systems.rag import RagSystem
+
+        return RagSystem(name, config.model_copy(update={"options": config.options | {"ranker": ranker}}))
+
+    return build
+
+
 BUILDERS: dict[str, Callable[[str, SystemConfig], MemorySystem]] = {
     "graphmem": _graphmem(DEFAULT_RECIPE),
     "graphiti": _lazy("graphiti_system", "GraphitiSystem"),
     "mem0": _lazy("mem0_system", "Mem0System"),
     "full_context": _lazy("full_context", "FullContextSystem"),
     "rag": _lazy("rag", "RagSystem"),
+    "bm25": _rag("bm25"),
+    "minilm": _rag("minilm"),
     "filesystem": _lazy("filesystem", "FilesystemSystem"),
 } | {f"graphmem:{a}": _graphmem(recipe) for a, recipe in ABLATIONS.items()}
 

@@ -256,3 +256,22 @@ def test_report_of_a_missing_dir_is_a_clean_error(tmp_path):
 def test_every_registered_name_builds(tmp_path):
     assert set(SYSTEM_NAMES) >= {"graphmem", "graphiti", "mem0", "full_context", "rag", "filesystem"}
     assert {f"graphmem:{a}" for a in ABLATIONS} <= set(SYSTEM_NAMES)
+
+
+def test_bm25_and_minilm_systems_rank_by_their_list_alone(tmp_path, small_locomo):
+    """The harness's `bm25` and `minilm` rows are the naive RAG corpus ranked by one list each."""
+    from graphmem.embedding.embedder import default_embedder
+    from graphmem.evals.baselines import build_corpus, rank_bm25, rank_minilm
+
+    conv = load_locomo(small_locomo)[0]
+    question = conv.questions[0]
+    corpus = build_corpus(conv.turns_by_id().values(), default_embedder().embed)
+    vector = default_embedder().embed([question.question])[0]
+    expected = {"bm25": rank_bm25(corpus, question.question), "minilm": rank_minilm(corpus, vector)}
+    for name, ranked in expected.items():
+        system = make_system(name, SystemConfig(work_dir=tmp_path / name, k=10))
+        system.ingest(conv)
+        assert list(system.context(conv.conversation_id, question).turn_ids) == ranked[:10]
+        system.close()
+    with pytest.raises(ValueError, match="unknown ranker"):
+        make_system("rag", SystemConfig(work_dir=tmp_path, options={"ranker": "bm52"}))

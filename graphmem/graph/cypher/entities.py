@@ -9,7 +9,7 @@ from typing import Any
 from graphmem.schema import time as t
 from graphmem.schema.models import EntityNode, new_uuid
 
-from graphmem.graph.cypher.query import Query
+from graphmem.graph.cypher.query import Query, vector as vector_param, vector_rows
 
 
 def merge_entity(entity: EntityNode, embedding: Sequence[float] | None) -> Query:
@@ -23,7 +23,7 @@ def merge_entity(entity: EntityNode, embedding: Sequence[float] | None) -> Query
             "group_id": entity.group_id,
             "key": entity.normalized_name,
             "props": props,
-            "embedding": list(embedding) if embedding is not None else None,
+            "embedding": vector_param(embedding),
         },
     )
 
@@ -69,7 +69,7 @@ def nearest_entities(vector: Sequence[float], k: int) -> Query:
     return Query(
         "CALL db.idx.vector.queryNodes('Entity', 'name_embedding', $k, vecf32($v)) YIELD node, score "
         "RETURN node.uuid AS uuid, node.name AS name, 1.0 - score AS similarity",
-        {"k": int(k), "v": list(vector)},
+        {"k": int(k), "v": vector_param(vector)},
     )
 
 
@@ -79,7 +79,7 @@ def create_entities(rows: Sequence[dict[str, Any]]) -> Query:
         "UNWIND $rows AS row MERGE (n:Entity {group_id: row.props.group_id, normalized_name: row.key}) "
         "ON CREATE SET n += row.props, n.name_embedding = vecf32(row.embedding) "
         "RETURN n.uuid AS uuid, row.key AS key",
-        {"rows": list(rows)},
+        {"rows": vector_rows(rows)},
     )
 
 
@@ -119,4 +119,12 @@ def rebuild_summaries(entity_uuids: Sequence[str] | None = None, now: datetime |
         "WITH n, collect(r.fact)[0..5] AS facts SET n.summary = reduce(s = '', f IN facts | "
         "CASE WHEN s = '' THEN f ELSE s + ' ' + f END)",
         {"u": list(entity_uuids or []), "now": t.encode(now or t.now_utc())},
+    )
+
+
+def entities_by_key(keys: Sequence[str]) -> Query:
+    """Entities whose normalised name is one of `keys` (what `merge_entity` matches on; no aliases)."""
+    return Query(
+        "MATCH (n:Entity) WHERE n.normalized_name IN $keys RETURN n.uuid AS uuid, n.normalized_name AS key",
+        {"keys": list(keys)},
     )

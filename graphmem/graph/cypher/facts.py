@@ -10,7 +10,7 @@ from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge
 from graphmem.schema.supersession import Closure, Split
 
-from graphmem.graph.cypher.query import Query
+from graphmem.graph.cypher.query import Query, vector as vector_param, vector_rows
 
 
 FACT_FIELDS = tuple(name for name in FactEdge.model_fields if name not in FactEdge.VECTOR_FIELDS)
@@ -34,7 +34,7 @@ def create_fact(edge: FactEdge, embedding: Sequence[float] | None) -> Query:
             "source": edge.source_node_uuid,
             "target": edge.target_node_uuid,
             "props": props,
-            "embedding": list(embedding) if embedding is not None else None,
+            "embedding": vector_param(embedding),
         },
     )
 
@@ -142,7 +142,7 @@ def nearest_facts(vector: Sequence[float], k: int) -> Query:
         "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($v)) "
         "YIELD relationship AS r, score WHERE r.expired_at IS NULL "
         "RETURN r.uuid AS uuid, r.fact AS fact, 1.0 - score AS similarity",
-        {"k": int(k), "v": list(vector)},
+        {"k": int(k), "v": vector_param(vector)},
     )
 
 
@@ -160,7 +160,7 @@ def vector_facts(vector: Sequence[float], k: int) -> Query:
     return Query(
         "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($v)) "
         "YIELD relationship AS r, score RETURN r.uuid AS uuid, 1.0 - score AS similarity",
-        {"k": int(k), "v": list(vector)},
+        {"k": int(k), "v": vector_param(vector)},
     )
 
 
@@ -207,4 +207,43 @@ def set_archived(uuids: Sequence[str], when: datetime | None) -> Query:
     return Query(
         "UNWIND $u AS x MATCH ()-[r:RELATES_TO {uuid: x}]->() SET r.archived_at = $at RETURN r.uuid AS uuid",
         {"u": list(uuids), "at": t.encode(when)},
+    )
+
+
+# -- bulk (`graph.bulk_facts`): one query per kind of write, rows UNWIND'ed -------------
+
+
+def facts_of_slots(pairs: Sequence[tuple[str, str]]) -> Query:
+    """Every fact of each (subject uuid, slot) pair, whatever its status, with the pair it belongs to."""
+    return Query(
+        "UNWIND $pairs AS p MATCH (s:Entity {uuid: p[0]})-[r:RELATES_TO {slot: p[1]}]->(o:Entity) "
+        f"RETURN p[0] AS slot_source, {FACT_VIEW}",
+        {"pairs": [list(p) for p in pairs]},
+    )
+
+
+def create_facts(rows: Sequence[dict[str, Any]]) -> Query:
+    """rows: {source, target, props, embedding}; one new edge each (`create_fact` in bulk)."""
+    return Query(
+        "UNWIND $rows AS row MATCH (s:Entity {uuid: row.source}), (o:Entity {uuid: row.target}) "
+        "CREATE (s)-[r:RELATES_TO]->(o) SET r += row.props, r.fact_embedding = vecf32(row.embedding)",
+        {"rows": vector_rows(rows)},
+    )
+
+
+def clone_facts(rows: Sequence[dict[str, Any]]) -> Query:
+    """rows: {from, props}: a copy of stored fact `from` (same endpoints and embedding) with
+    `props` over it; the later part of a split (`split_fact` in bulk)."""
+    return Query(
+        "UNWIND $rows AS row MATCH (s)-[g:RELATES_TO {uuid: row.from}]->(o) "
+        "CREATE (s)-[r:RELATES_TO]->(o) SET r = properties(g) SET r += row.props",
+        {"rows": list(rows)},
+    )
+
+
+def update_facts(rows: Sequence[dict[str, Any]]) -> Query:
+    """rows: {uuid, props}: set the changed properties of stored facts (merges, splits, closures)."""
+    return Query(
+        "UNWIND $rows AS row MATCH ()-[r:RELATES_TO {uuid: row.uuid}]->() SET r += row.props",
+        {"rows": list(rows)},
     )
