@@ -1,16 +1,16 @@
 """Write-path speed: what ingesting a text costs beside embedding it once, and
-how much faster the default embedder is than the fp32 PyTorch path.
+how much faster the int8 ONNX embedder is than the fp32 PyTorch path.
 
 Two kinds of text, because the costs differ: LoCoMo's short chat turns
 (conv-42, ~130 characters a turn) and LongMemEval's long user/assistant turns
 (the first conversations of the repo's 99-question sample, ~1,200 characters).
 For each kind, in one run and on the same sessions:
 
-- embed: the default embedder over every turn's "speaker: text", one call per
+- embed: the int8 ONNX embedder (`fast_embedder`) over every turn's "speaker: text", one call per
   session (the batches the write path makes), best of two;
 - fp32: the same with sentence-transformers' fp32 PyTorch model;
-- ingest: `Memory.write` of every session into a fresh embedded store with the
-  default embedder (rule extractor, offline).
+- ingest: `Memory.write` of every session into a fresh embedded store with that
+  embedder (rule extractor, offline).
 
 It prints ingest/embed (target <= 1.5), the embedding speed-up (target >= 2),
 the MiniLM-only turn recall@10 on the LoCoMo reporting split with each
@@ -30,7 +30,7 @@ import numpy as np
 from bench.common import header
 from bench.retrieval import CATEGORIES
 from graphmem import Memory
-from graphmem.embedding.embedder import Embedder, MiniLMEmbedder, default_embedder
+from graphmem.embedding.embedder import Embedder, default_embedder, fast_embedder
 from graphmem.evals.baselines import build_corpus, rank_minilm
 from graphmem.evals.metrics import distinct, recall_at
 from graphmem.evals.splits import select
@@ -96,8 +96,7 @@ def minilm_recall_at_10(embedder: Embedder) -> float:
 
 
 def run() -> dict[str, float]:
-    fast = default_embedder()
-    fp32 = fast if isinstance(fast, MiniLMEmbedder) else MiniLMEmbedder()
+    fast, fp32 = fast_embedder(), default_embedder()
     header(f"write-path speed: embedder {type(fast).__name__} vs fp32 {type(fp32).__name__}")
     figures: dict[str, float] = {}
     for kind, sessions in workloads().items():

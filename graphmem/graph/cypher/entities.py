@@ -9,7 +9,7 @@ from typing import Any
 from graphmem.schema import time as t
 from graphmem.schema.models import EntityNode, new_uuid
 
-from graphmem.graph.cypher.query import Query
+from graphmem.graph.cypher.query import Query, as_vector
 
 
 def merge_entity(entity: EntityNode, embedding: Sequence[float] | None) -> Query:
@@ -23,7 +23,7 @@ def merge_entity(entity: EntityNode, embedding: Sequence[float] | None) -> Query
             "group_id": entity.group_id,
             "key": entity.normalized_name,
             "props": props,
-            "embedding": list(embedding) if embedding is not None else None,
+            "embedding": as_vector(embedding),
         },
     )
 
@@ -69,7 +69,18 @@ def nearest_entities(vector: Sequence[float], k: int) -> Query:
     return Query(
         "CALL db.idx.vector.queryNodes('Entity', 'name_embedding', $k, vecf32($v)) YIELD node, score "
         "RETURN node.uuid AS uuid, node.name AS name, 1.0 - score AS similarity",
-        {"k": int(k), "v": list(vector)},
+        {"k": int(k), "v": as_vector(vector)},
+    )
+
+
+def nearest_entity_each(vectors: Sequence[Sequence[float]]) -> Query:
+    """The closest entity to each vector, in one round trip: rows carry `i`, the
+    vector's index (no row for an index when the graph has no entity yet)."""
+    return Query(
+        "UNWIND range(0, size($vs) - 1) AS i "
+        "CALL db.idx.vector.queryNodes('Entity', 'name_embedding', 1, vecf32($vs[i])) YIELD node, score "
+        "RETURN i, node.uuid AS uuid, node.name AS name, 1.0 - score AS similarity",
+        {"vs": [as_vector(v) for v in vectors]},
     )
 
 
@@ -79,7 +90,7 @@ def create_entities(rows: Sequence[dict[str, Any]]) -> Query:
         "UNWIND $rows AS row MERGE (n:Entity {group_id: row.props.group_id, normalized_name: row.key}) "
         "ON CREATE SET n += row.props, n.name_embedding = vecf32(row.embedding) "
         "RETURN n.uuid AS uuid, row.key AS key",
-        {"rows": list(rows)},
+        {"rows": [row | {"embedding": as_vector(row["embedding"])} for row in rows]},
     )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from graphmem.schema import time as t
 from graphmem.schema.models import new_uuid
 
-from graphmem.graph.cypher.query import Query
+from graphmem.graph.cypher.query import Query, as_vector
 
 
 def episode_times(uuids: Sequence[str]) -> Query:
@@ -39,7 +39,7 @@ def create_episodes(rows: Sequence[dict[str, Any]]) -> Query:
     return Query(
         "UNWIND $rows AS row MERGE (e:Episodic {uuid: row.uuid}) "
         "ON CREATE SET e += row.props, e.content_embedding = vecf32(row.embedding)",
-        {"rows": list(rows)},
+        {"rows": [row | {"embedding": as_vector(row["embedding"])} for row in rows]},
     )
 
 
@@ -75,7 +75,7 @@ def vector_episodes(vector: Sequence[float], k: int) -> Query:
     return Query(
         "CALL db.idx.vector.queryNodes('Episodic', 'content_embedding', $k, vecf32($v)) "
         "YIELD node, score RETURN node.uuid AS uuid, 1.0 - score AS similarity",
-        {"k": int(k), "v": list(vector)},
+        {"k": int(k), "v": as_vector(vector)},
     )
 
 

@@ -10,7 +10,7 @@ from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge
 from graphmem.schema.supersession import Closure, Split
 
-from graphmem.graph.cypher.query import Query
+from graphmem.graph.cypher.query import Query, as_vector
 
 
 FACT_FIELDS = tuple(name for name in FactEdge.model_fields if name not in FactEdge.VECTOR_FIELDS)
@@ -34,7 +34,7 @@ def create_fact(edge: FactEdge, embedding: Sequence[float] | None) -> Query:
             "source": edge.source_node_uuid,
             "target": edge.target_node_uuid,
             "props": props,
-            "embedding": list(embedding) if embedding is not None else None,
+            "embedding": as_vector(embedding),
         },
     )
 
@@ -142,7 +142,7 @@ def nearest_facts(vector: Sequence[float], k: int) -> Query:
         "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($v)) "
         "YIELD relationship AS r, score WHERE r.expired_at IS NULL "
         "RETURN r.uuid AS uuid, r.fact AS fact, 1.0 - score AS similarity",
-        {"k": int(k), "v": list(vector)},
+        {"k": int(k), "v": as_vector(vector)},
     )
 
 
@@ -160,7 +160,7 @@ def vector_facts(vector: Sequence[float], k: int) -> Query:
     return Query(
         "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($v)) "
         "YIELD relationship AS r, score RETURN r.uuid AS uuid, 1.0 - score AS similarity",
-        {"k": int(k), "v": list(vector)},
+        {"k": int(k), "v": as_vector(vector)},
     )
 
 
