@@ -55,8 +55,12 @@ def export_quantized(weights: Path, target: Path) -> Path:
     Written to a temporary name and renamed, so a crash or a concurrent
     process never leaves a half-written model where the next one looks.
     """
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    try:
+        import onnx  # noqa: F401 - quantize_dynamic reads and writes the model through it
+        import torch
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as exc:  # pragma: no cover - install problem
+        raise ConfigError("onnx, onnxruntime and torch are needed to export the ONNX MiniLM") from exc
     from transformers import AutoModel
 
     class Encoder(torch.nn.Module):
@@ -108,6 +112,7 @@ class OnnxMiniLM:
         path = (cache or cache_dir()) / "model-int8.onnx"
         if not path.exists():
             export_quantized(weights, path)
+        self.model_path = path
         max_len = json.loads((weights / "sentence_bert_config.json").read_text())["max_seq_length"]
         self._tokenizer = Tokenizer.from_file(str(weights / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_len)
