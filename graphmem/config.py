@@ -3,6 +3,8 @@ service is created, never at import time."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pathlib import Path
 
 from pydantic import Field
@@ -26,6 +28,11 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     falkordb_url: str | None = None
     embedding_model: str = "all-MiniLM-L6-v2"
+    embedder_backend: Literal["torch", "onnx-int8"] = Field(
+        default="torch",
+        description="torch: sentence-transformers fp32; onnx-int8: the same model quantized on ONNX Runtime, "
+        "several times faster to write with (graphmem/embedding/onnx_minilm.py, `python -m bench speed`)",
+    )
     llm_base_url: str | None = None
     llm_model: str | None = None
     max_turn_chars: int = 20_000

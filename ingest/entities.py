@@ -67,9 +67,12 @@ def resolve_entities(
     aliases: list[tuple[str, str]] = []
     ambiguous: list[tuple[str, dict]] = []
     fresh: list[tuple[str, np.ndarray]] = []
-    for key, vector in zip(missing, vectors):
-        nearest = store.run(user_id, q.nearest_entities(vector.tolist(), 1))
-        best = nearest[0] if nearest and _numbers_agree(names[key], nearest[0]["name"]) else None
+    # Every lookup sees the graph as it was before this write (entities are created
+    # after the loop), so one batched query answers them all.
+    nearest = {row["i"]: row for row in store.run(user_id, q.nearest_entity_each(vectors))}
+    for i, (key, vector) in enumerate(zip(missing, vectors)):
+        found = nearest.get(i)
+        best = found if found and _numbers_agree(names[key], found["name"]) else None
         if best and best["similarity"] >= AUTO_MERGE:
             result.uuids[key] = best["uuid"]
             aliases.append((best["uuid"], key))
@@ -93,7 +96,7 @@ def resolve_entities(
             {
                 "key": key,
                 "props": EntityNode(group_id=user_id, name=names[key], created_at=now).to_props(),
-                "embedding": vector.tolist(),
+                "embedding": vector,
             }
             for key, vector in fresh
         ]

@@ -73,6 +73,17 @@ def nearest_entities(vector: Sequence[float], k: int) -> Query:
     )
 
 
+def nearest_entity_each(vectors: Sequence[Sequence[float]]) -> Query:
+    """The closest entity to each vector, in one round trip: rows carry `i`, the
+    vector's index (no row for an index when the graph has no entity yet)."""
+    return Query(
+        "UNWIND range(0, size($vs) - 1) AS i "
+        "CALL db.idx.vector.queryNodes('Entity', 'name_embedding', 1, vecf32($vs[i])) YIELD node, score "
+        "RETURN i, node.uuid AS uuid, node.name AS name, 1.0 - score AS similarity",
+        {"vs": [vector_param(v) for v in vectors]},
+    )
+
+
 def create_entities(rows: Sequence[dict[str, Any]]) -> Query:
     """rows: {key, props, embedding}; MERGE on the normalised name."""
     return Query(

@@ -1,0 +1,60 @@
+"""The int8 ONNX MiniLM of the write path: exported offline from the packaged
+weights into the cache once, close to the fp32 vectors, and batch-independent."""
+
+import numpy as np
+import pytest
+
+from graphmem.embedding.onnx_minilm import OnnxMiniLM
+from graphmem.graph.cypher.query import VectorParam
+
+TEXTS = [
+    "I live in Beijing.",
+    "What did Caroline research?",
+    "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+    "",
+    "word " * 400,  # longer than the model's 256 tokens: truncated
+]
+
+
+@pytest.fixture(scope="module")
+def onnx_model(tmp_path_factory):
+    return OnnxMiniLM(cache=tmp_path_factory.mktemp("onnx-cache"))
+
+
+def test_onnx_minilm_is_close_to_fp32(onnx_model, embedder):
+    ours, theirs = onnx_model.embed(TEXTS), embedder.embed(TEXTS)
+    assert ours.shape == theirs.shape == (len(TEXTS), 384) and ours.dtype == np.float32
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    assert (ours * theirs).sum(1).min() > 0.97  # int8 per channel; recall is measured in bench/speed.py
+    # nearest neighbours agree: each text is closest to its own fp32 vector
+    assert list((ours @ theirs.T).argmax(1)) == list(range(len(TEXTS)))
+
+
+def test_onnx_minilm_embeds_one_text_as_in_a_batch(onnx_model):
+    alone = onnx_model.embed([TEXTS[2]])[0]
+    batched = onnx_model.embed(TEXTS)[2]  # sorted by length and padded beside others
+    # Dynamic int8 scales activations per batch, so a vector moves a little with its
+    # batch-mates; padding must not move it further than that.
+    assert float(alone @ batched) > 0.99
+    assert onnx_model.embed([]).shape == (0, 384)
+
+
+def test_the_export_is_cached_and_reused(onnx_model, tmp_path_factory):
+    cached = list(onnx_model_cache(onnx_model))
+    assert [p.name for p in cached] == ["model-int8.onnx"]  # no temporary file left beside it
+    before = cached[0].stat().st_mtime_ns
+    OnnxMiniLM(cache=cached[0].parent)
+    assert cached[0].stat().st_mtime_ns == before
+
+
+def onnx_model_cache(model):
+    return sorted(model.model_path.parent.iterdir())
+
+
+def test_vector_parameter_keeps_float32_values():
+    values = np.random.default_rng(1).standard_normal(384).astype(np.float32)
+    values /= np.linalg.norm(values)
+    text = str(VectorParam(values.tolist()))
+    parsed = np.array([float(x) for x in text[1:-1].split(",")])
+    assert np.abs(parsed - values).max() < 1e-7
+    assert len(text) < len(repr(values.tolist())) * 0.7
