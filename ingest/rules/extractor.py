@@ -1,0 +1,69 @@
+"""`RuleExtractor`: the topics' rules run over the sentences of each turn.
+
+The registry is `TOPICS`, in the order their rules run: a turn's facts come
+out in that order, and a repeat keeps the first copy, so adding a topic at the
+end never changes what the others yield.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC
+
+from graphmem.ingest.extraction import ExtractedFact, Extraction, Extractor, TurnContext
+from graphmem.ingest.rules import (
+    events, family, health, pets, plans, possessions, preferences, residence, study, work)
+from graphmem.ingest.rules.drafts import Rule, Sentence
+from graphmem.ingest.rules.entities import entities
+from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
+from graphmem.ingest.rules.timing import add_group
+from graphmem.schema.errors import InvalidInput
+
+__all__ = ["HANDLERS", "TOPICS", "RuleExtractor", "extract_turn"]
+
+TOPICS = (residence, work, study, family, pets, health, preferences, possessions, plans, events)
+HANDLERS: tuple[Rule, ...] = tuple(r for topic in TOPICS for r in topic.RULES)
+
+
+class RuleExtractor(Extractor):
+    """Regex rules, offline and deterministic: the same turns give the same facts.
+
+    Example:
+        >>> turn = TurnContext(text="I moved to Shanghai last month.", speaker="Caroline",
+        ...                    session_time=datetime(2024, 7, 15, tzinfo=UTC))
+        >>> [f.predicate for f in RuleExtractor().extract([turn])[0].facts]
+        ['MOVED_TO', 'LIVES_IN']
+    """
+
+    name = "rules-v1"
+
+    def extract(self, turns: Sequence[TurnContext]) -> list[Extraction]:
+        """One Extraction per turn, in order.
+
+        :raises InvalidInput: an item is not a `TurnContext`.
+        """
+        return [extract_turn(turn) for turn in turns]
+
+
+def extract_turn(turn: TurnContext) -> Extraction:
+    """The entities and facts of one turn.
+
+    :raises InvalidInput: `turn` is not a `TurnContext`.
+    """
+    if not isinstance(turn, TurnContext):
+        raise InvalidInput(f"expected a TurnContext, not {type(turn).__name__}")
+    session = turn.session_time
+    session = session.replace(tzinfo=UTC) if session.tzinfo is None else session.astimezone(UTC)  # naive = UTC
+    speaker = " ".join(turn.speaker.split()) or "The speaker"
+    sentences = [Sentence(text, speaker) for text in split_sentences(turn.text.translate(APOSTROPHES))]
+    facts: list[ExtractedFact] = []
+    seen: dict[tuple, int] = {}
+    pet: str | None = None  # species of the last unnamed pet, for "I adopted a pup. His name's Ned."
+    for sentence in sentences:
+        if sentence.text.endswith("?"):
+            continue
+        groups = sentence.drafts(HANDLERS) + pets.named_by_pronoun(sentence, pet)
+        for drafts in groups:
+            add_group(drafts, sentence, session, facts, seen)
+            pet = pets.last_unnamed(drafts, pet)
+    return Extraction(entities=entities(sentences, facts, speaker), facts=facts)
