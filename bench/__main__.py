@@ -1,12 +1,13 @@
-"""`python -m bench [store|ingest|retrieval|forget|cli ...]`: run the named benchmarks (default: all)."""
+"""`python -m bench [store|ingest|retrieval|forget|cli|extraction ...]`: run the named benchmarks (default: all)."""
 
 from __future__ import annotations
 
 import argparse
 
-from bench import cli, forget, ingest, retrieval, store
+from bench import cli, extraction, forget, ingest, retrieval, store
 
-SUITES = {"store": store.run, "ingest": ingest.run, "retrieval": retrieval.run, "forget": forget.run, "cli": cli.run}
+SUITES = {"store": store.run, "ingest": ingest.run, "retrieval": retrieval.run, "forget": forget.run, "cli": cli.run,
+          "extraction": extraction.run}
 
 
 def main() -> None:
