@@ -161,7 +161,16 @@ def tail_object(s: Sentence, pos: int, lead: str, allow_phrase: bool = True) -> 
 
 
 ORG_REJECT = frozenset("home night nights weekends myself least times once first all hard remote remotely "
-                        "living it the moment".split())
+                       "living it the moment".split())
+# "working as a paramedic for six years", "work for a living": a span of time or a purpose, no employer
+_NOT_AN_EMPLOYER_END = frozenset("year years month months week weeks day days hour hours while ages decade decades "
+                                 "living fun free now moment time".split())
+
+
+def employer_ok(org: Piece) -> bool:
+    """An employer (or school) name the rules can be sure of."""
+    words = strip_article(org.name).lower().split()
+    return bool(words) and words[0] not in ORG_REJECT and words[-1] not in _NOT_AN_EMPLOYER_END
 
 
 def take_org(s: Sentence, pos: int, lower: bool = True) -> Piece | None:
@@ -169,6 +178,6 @@ def take_org(s: Sentence, pos: int, lower: bool = True) -> Piece | None:
     limit = s.limit(pos)
     obj = take_proper(s.text, pos, limit, allow_lower=False) or (
         take_phrase(s.text, pos, limit, 4, PREP_STOP) if lower else None)
-    if obj is None or strip_article(obj.name).split()[0].lower() in ORG_REJECT:
+    if obj is None or not employer_ok(obj):
         return None
     return Piece(strip_article(obj.name), own(obj.said, s.speaker), obj.end)

@@ -61,9 +61,12 @@ def _capital_runs(text: str) -> list[tuple[str, bool]]:
     opens, prev_end = False, 0
     for i, m in enumerate(tokens):
         word = _bare(m[0])
-        adjacent = bool(current) and text[prev_end:m.start()].isspace()
+        gap = text[prev_end:m.start()]
+        adjacent = bool(current) and gap.isspace()
         if _is_capital(word) and adjacent:
             current.append(word)
+        elif current and _is_capital(word) and gap.strip() == "&" and len(gap) <= 3:  # "Hartwell & Co"
+            current += ["&", word]
         elif adjacent and word in ("of", "de", "the") and _joins(text, tokens, i):
             current.append(word)
         else:

@@ -7,6 +7,7 @@ end never changes what the others yield.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import UTC
 
@@ -19,7 +20,7 @@ from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
 from graphmem.ingest.rules.timing import add_group
 from graphmem.schema.errors import InvalidInput
 
-__all__ = ["HANDLERS", "TOPICS", "RuleExtractor", "extract_turn"]
+__all__ = ["HANDLERS", "TOPICS", "RuleExtractor", "extract_turn", "with_subject"]
 
 TOPICS = (residence, work, study, family, pets, health, preferences, possessions, plans, events)
 HANDLERS: tuple[Rule, ...] = tuple(r for topic in TOPICS for r in topic.RULES)
@@ -55,7 +56,7 @@ def extract_turn(turn: TurnContext) -> Extraction:
     session = turn.session_time
     session = session.replace(tzinfo=UTC) if session.tzinfo is None else session.astimezone(UTC)  # naive = UTC
     speaker = " ".join(turn.speaker.split()) or "The speaker"
-    sentences = [Sentence(text, speaker) for text in split_sentences(turn.text.translate(APOSTROPHES))]
+    sentences = [Sentence(with_subject(text), speaker) for text in split_sentences(turn.text.translate(APOSTROPHES))]
     facts: list[ExtractedFact] = []
     seen: dict[tuple, int] = {}
     pet: str | None = None  # species of the last unnamed pet, for "I adopted a pup. His name's Ned."
@@ -67,3 +68,22 @@ def extract_turn(turn: TurnContext) -> Extraction:
             add_group(drafts, sentence, session, facts, seen)
             pet = pets.last_unnamed(drafts, pet)
     return Extraction(entities=entities(sentences, facts, speaker), facts=facts)
+
+
+# diary and chat drop the "I": "Got laid off from Contoso", "Just moved to Leeds", "Born in Sapporo"
+_NO_SUBJECT = re.compile(
+    r"(?:(?:just|finally|recently|also|then|today|yesterday|so)\s+)?(?:got|moved|started|quit|left|bought|sold|"
+    r"adopted|visited|graduated|joined|went|finished|broke|signed|took|relocated|retired|resigned|began|"
+    r"rescued|landed|accepted)\b",
+    re.IGNORECASE,
+)
+_NO_SUBJECT_BE = re.compile(r"(?:born|raised)\s+(?:and\s+raised\s+)?in\b", re.IGNORECASE)
+
+
+def with_subject(text: str) -> str:
+    """The sentence with its dropped "I" put back, so the subject rules can read it."""
+    if _NO_SUBJECT.match(text):
+        return f"I {text[0].lower()}{text[1:]}"
+    if _NO_SUBJECT_BE.match(text):
+        return f"I was {text[0].lower()}{text[1:]}"
+    return text

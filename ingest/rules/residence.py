@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from graphmem.ingest.rules.drafts import HOME, PLAN, Draft, Handler, Rule, Sentence, match_span, subject_of
-from graphmem.ingest.rules.grammar import subject_rule
+from graphmem.ingest.rules.grammar import rule, subject_rule
 from graphmem.ingest.rules.text import take_proper
 
 # ------------------------------------------------------------------ patterns
@@ -20,7 +20,7 @@ from graphmem.ingest.rules.text import take_proper
 _IN = r"\s+in\s+"
 LIVES_IN = subject_rule("live[s]?", "BE living", "BE based", "BE residing", "HAVE been living", "HAVE lived",
                         "reside[s]?", "BE settled", tail=_IN)
-LIVED_IN = subject_rule("lived", "used to live", tail=_IN)
+LIVED_IN = subject_rule("lived", "used to live", "miss living", tail=_IN)
 GREW_UP = subject_rule("grew up", "WAS born and raised", "WAS raised", "WAS born", tail=_IN)
 IS_FROM = subject_rule("BE from", "come[s]? from", tail=r"\s+")
 MOVED = subject_rule(
@@ -33,6 +33,13 @@ MOVING = subject_rule("BE moving", "WILL move", "BE going to move", "BE gonna mo
 END_LIVES = subject_rule("no longer live[s]?", "BE no longer living", tail=_IN)
 END_LIVES_ANYMORE = subject_rule("DONT live", "BE not living", tail=_IN)
 MOVED_OUT = subject_rule("moved out of", "HAVE moved out of", "moved away from", "HAVE moved away from")
+HOME_IS = rule(r"\b(?:my|our)\s+(?:new\s+)?(?:home|house|place|flat|apartment)\s+is\s+(?:now\s+)?(?:in\s+)?",
+               ("home", "house", "place", "flat", "apartment"))
+# "a tiny flat in Queens", "the east side of Austin": the place is the name after the dwelling
+_DWELLING = re.compile(
+    r"(?:a|an|the|my|our|this|that)\s+(?:[\w-]+\s+){0,3}?(?:apartment|flat|house|home|place|condo|studio|room|"
+    r"townhouse|cottage|bungalow|loft|dorm|neighbou?rhood|suburb|side|part|area|town|village|city)\s+(?:in|of)\s+",
+    re.IGNORECASE)
 
 
 # ------------------------------------------------------------------ handlers
@@ -41,7 +48,12 @@ def place(predicate: str, template: str, kind: str = "state", single: bool = Fal
           anymore: bool = False) -> Handler:
     """Handler for "<subject> <verb> <place>" rules."""
     def handle(m: re.Match[str], s: Sentence) -> list[Draft]:
-        obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=lower)
+        obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+        dwelling = _DWELLING.match(s.text, m.end()) if obj is None else None
+        if dwelling is not None:
+            obj = take_proper(s.text, dwelling.end(), s.limit(dwelling.end()), allow_lower=False)
+        elif obj is None and lower:
+            obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=True)
         if obj is None or (anymore and not s.says_anymore(m.start(), obj.end)):
             return []
         subj = subject_of(m, s)
@@ -81,6 +93,15 @@ def moved_from(m: re.Match[str], s: Sentence) -> list[Draft]:
                   derived_from=(0,))]
 
 
+def home_is(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "My home is in Austin these days" -> LIVES_IN Austin."""
+    obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+    if obj is None:
+        return []
+    return [Draft(s.speaker, "LIVES_IN", obj.name, f"{s.speaker} lives in {obj.said}", "state", HOME, True,
+                  span=match_span(m, obj.end))]
+
+
 def moving(m: re.Match[str], s: Sentence) -> list[Draft]:
     dest = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
     if dest is None:
@@ -99,4 +120,5 @@ RULES: tuple[Rule, ...] = (
     Rule(END_LIVES, place("LIVES_IN", "{s} no longer lives in {o}", "end", True, lower=True)),
     Rule(END_LIVES_ANYMORE, place("LIVES_IN", "{s} no longer lives in {o}", "end", True, lower=True, anymore=True)),
     Rule(MOVED_OUT, place("LIVES_IN", "{s} no longer lives in {o}", "end", True)),
+    Rule(HOME_IS, home_is),
 )

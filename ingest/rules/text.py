@@ -14,7 +14,12 @@ from typing import NamedTuple
 from graphmem.ingest.rules.grammar import NOT_STOP, STOP_NAMES
 
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
-ABBREVIATION_END = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|vs|etc|e\.g|i\.e|Mt|Ft|No)\.$", re.IGNORECASE)
+# a title before a name never ends a sentence ("Dr. Reyes", "St. Mary's"); initials and
+# company suffixes ("U.S.", "Co.") end one only when a capital follows
+TITLE_END = re.compile(r"(?:^|(?<=[\s(\"']))(?:Mr|Mrs|Ms|Mx|Dr|St|Mt|Ft|Prof|Rev|Sgt|Capt|Lt|Gen|Gov|Sen|Rep|No|vs|"
+                       r"e\.g|i\.e|approx|incl)\.$", re.IGNORECASE)
+SOFT_END = re.compile(r"(?:\b(?:[A-Za-z]\.){2,}|\b(?:Co|Inc|Ltd|Corp|Jr|Sr|etc|Bros|Ave|Rd|Blvd|Dept|Univ))$")
+STARTS_LOWER = re.compile(r"[a-z0-9]")
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 
 PHRASE_STOP = re.compile(
@@ -23,7 +28,14 @@ PHRASE_STOP = re.compile(
     r"until|unless|or|now|anymore|any\s+more|again|too|"
     r"lately|recently|already|these\s+days|nowadays|right\s+now|at\s+the\s+moment|at\s+all|a\s+lot|"
     r"so\s+much|very\s+much|as\s+well|together|anyway|haha|lol|every|each|sometimes|often|usually|always|"
-    r"daily|weekly|nowadays|someday|one\s+day|soon)\b",
+    r"daily|weekly|nowadays|someday|one\s+day|soon|"
+    # when and how often, which no object includes: "baking bread on Sundays", "Iceland next summer"
+    r"(?:next|last|this|every|each)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning|"
+    r"evening|night|time|day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
+    r"on\s+(?:the\s+)?(?:weekends?|weekdays?|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"
+    r"(?:at|during\s+the)\s+(?:night|weekends?)|in\s+the\s+(?:mornings?|evenings?|afternoons?)|"
+    r"(?:for|over)\s+(?:a\s+few|several|many|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+"
+    r"(?:days|weeks|months|years|decades))\b",
     re.IGNORECASE,
 )
 PREP_STOP = re.compile(
@@ -47,16 +59,27 @@ REJECT_OBJECT_START = frozenset(
 VAGUE = frozenset("it them this these those him he she they there here one ones".split())
 DANGLING = frozenset("for to at in on with of the a an my our your by from about into some".split())
 REJECT_PLACE = frozenset("home here there town the city a an my our your his her their this that it".split())
+# an English noun phrase ends in its noun: one ending in one of these was cut short
+# ("creating a safe, inviting place" -> "creating a safe") or names no thing ("a few")
+UNSURE_END = frozenset("""
+safe good great nice new old big small little beautiful amazing awesome happy sad huge tiny wonderful lovely
+cool different special important hard easy positive supportive welcoming inclusive inviting strong creative
+healthy real whole entire perfect best better own same other such local free simple full true few couple
+several many more most less least lot bit much some any all every each both various certain
+""".split())
+QUANTITY_ONLY = frozenset("a an the few couple several many more most lot lots bit some any all of".split())
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a chat turn; an abbreviation ("Dr.", "St.") does not end one."""
+    """Sentences of a chat turn; a title ("Dr.", "St.") does not end one, and
+    initials or a company suffix ("U.S.", "Co.") only before a capital."""
     pieces: list[str] = []
     for piece in SENTENCE_END.split(text):
         piece = piece.strip()
         if not piece:
             continue
-        if pieces and ABBREVIATION_END.search(pieces[-1]):
+        if pieces and (TITLE_END.search(pieces[-1]) or (
+                SOFT_END.search(pieces[-1]) and STARTS_LOWER.match(piece))):
             pieces[-1] = f"{pieces[-1]} {piece}"
         else:
             pieces.append(piece)
@@ -97,12 +120,24 @@ def take_phrase(
         return None
     if words[0].lower() in REJECT_OBJECT_START or any(w.lower() in VAGUE for w in words):
         return None
+    if unsure_object(words):
+        return None
     phrase = " ".join(words)
     return Piece(phrase, phrase, pos - 1 + found[-1].end())
 
 
+def unsure_object(words: list[str]) -> bool:
+    """True for an object the rules cannot be sure of: one that ends in an adjective
+    or a quantity word, or holds nothing but quantity words."""
+    low = [w.lower().strip(".,!?'\"") for w in words]
+    return low[-1] in UNSURE_END or all(w in QUANTITY_ONLY for w in low)
+
+
 _PWORD = r"(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,}\b)"
-_PROPER_RUN = re.compile(rf"(?P<the>the\s+)?(?P<run>{_PWORD}(?:(?:\s+(?:of|de|upon)\s+|[ ]|-){NOT_STOP}{_PWORD})*)")
+_TITLE = r"(?:St|Mt|Ft|Dr)\.?[ ]"  # "St. Mary's Hospital", "Mt. Sinai"
+_RUN_TAIL = rf"(?:(?:'s(?=[ ]+[A-Z]))?(?:\s+(?:of|de|upon|&)\s+|[ ]|-){NOT_STOP}{_PWORD})*"
+# a possessive inside a name ("Queen's University") or ending one after a title ("St. Jude's")
+_PROPER_RUN = re.compile(rf"(?P<the>the\s+)?(?P<run>{_TITLE}{_PWORD}{_RUN_TAIL}(?:'s\b)?|{_PWORD}{_RUN_TAIL})")
 
 
 def take_proper(text: str, pos: int, limit: int, allow_lower: bool = True) -> Piece | None:

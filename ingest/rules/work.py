@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from graphmem.ingest.rules.drafts import (
-    ORG_REJECT, WORK, Draft, Rule, Sentence, article, match_span, subject_of, tail_object, take_org)
+    WORK, Draft, Rule, Sentence, article, employer_ok, match_span, subject_of, tail_object, take_org)
 from graphmem.ingest.rules.grammar import ADV, subject_rule
 from graphmem.ingest.rules.text import PREP_STOP, Piece, own, strip_article, take_phrase
 
@@ -63,10 +63,34 @@ LEFT_ORG = subject_rule(
     "WAS fired from", "got fired from", "WAS laid off from", "got laid off from", "HAVE been laid off from",
 )
 END_WORK = subject_rule("no longer work[s]?", "BE no longer working", tail=r"\s+(?:at|for)\s+")
+END_WITH = subject_rule("BE no longer (?:with|at)", "BE not (?:with|at)", tail=r"\s+(?=[A-Z])", keywords=("longer", "not"))
+# "retired from the railway": a common noun after "the" is an employer for these verbs, not for "quit"
+LEFT_THE = subject_rule("resigned from", "HAVE resigned from", "retired from", "HAVE retired from", "WAS fired from",
+                        "got fired from", "WAS laid off from", "got laid off from", "HAVE been laid off from",
+                        tail=r"\s+(?=the\s+[a-z])")
+# "left" and "joined" need a name that reads as an organisation: "I left Paris" is a move
+LEFT_NAMED = subject_rule("left", "HAVE left", "BE leaving", tail=r"\s+(?=[A-Z])", keywords=("left", "leaving"))
+JOINED = subject_rule("joined", "HAVE joined", "BE joining", "will join", tail=r"\s+(?=[A-Z])", keywords=("join",))
+STARTED_AT = subject_rule("started at", "HAVE started at", "began at", "BE starting at", "start at",
+                          "WILL start at", tail=r"\s+(?=[A-Z])", keywords=("start", "began"))
+NOW_AT = subject_rule("BE now at", "BE at", tail=r"\s+(?=[A-Z][^,.;!?]{0,60}\sas\s+an?\s)", keywords=(" as ",))
+ORG_WORD = re.compile(
+    r"\b(?:Bank|Hospital|Clinic|Health|Labs?|Studios?|Inc|Corp|Corporation|Ltd|LLC|Co|Company|Group|Partners|"
+    r"Associates|Logistics|Systems|Technologies|Solutions|Consulting|Agency|Foundation|Institute|University|College|"
+    r"School|Academy|Council|Ministry|Department|Services|Media|Press|Capital|Insurance|Pharma|Motors|Airlines?|"
+    r"Union|Industries|Holdings|Software|Networks|Energy|Bakery|Restaurant|Hotel|Museum|Library)\b")
+_NOT_AN_EMPLOYER_NAME = re.compile(r"\b(?:Club|Gym|Team|League|Choir|Band|Society|Community|Facebook|Instagram|"
+                                   r"TikTok|Twitter|Reddit|Discord|Slack)\b")
 END_WORK_ANYMORE = subject_rule("DONT work", "BE not working", tail=r"\s+(?:at|for)\s+")
 
 
 # ------------------------------------------------------------------ handlers
+
+
+def _employer_after(s: Sentence, pos: int, lead: str, allow_phrase: bool = True) -> Piece | None:
+    """An employer introduced by `lead` ("at", "for") right after `pos`, if the rules can be sure of it."""
+    org = tail_object(s, pos, lead, allow_phrase)
+    return org if org is not None and employer_ok(org) else None
 
 
 def _works_at(subj: str, org: Piece, m: re.Match[str], prep: str = "at") -> Draft:
@@ -103,8 +127,8 @@ def new_job(m: re.Match[str], s: Sentence) -> list[Draft]:
     if role is not None:
         drafts.append(_works_as(subj, role, m))
         pos = role.end
-    org = tail_object(s, pos, "at|with|for")
-    if org is not None and org.name.split()[0].lower() not in ORG_REJECT:
+    org = _employer_after(s, pos, "at|with|for")
+    if org is not None:
         drafts.append(_works_at(subj, Piece(strip_article(org.name), own(org.said, s.speaker), org.end), m))
     return drafts
 
@@ -116,7 +140,7 @@ def works_as(m: re.Match[str], s: Sentence) -> list[Draft]:
     if "bec" in m[0].lower() and role.name.split()[-1].lower() not in OCCUPATION_HEADS:
         return []  # "became a mom" is not a job
     subj = subject_of(m, s)
-    org = tail_object(s, role.end, "at|for")
+    org = _employer_after(s, role.end, "at|for")
     return [_works_as(subj, role, m)] + ([_works_at(subj, org, m)] if org else [])
 
 
@@ -130,7 +154,7 @@ def i_am_a(m: re.Match[str], s: Sentence) -> list[Draft]:
         return []
     subj = subject_of(m, s)
     if words[-1] != "student":
-        org = tail_object(s, role.end, "at|for", allow_phrase=False)  # "a guard for the team" names no employer
+        org = _employer_after(s, role.end, "at|for", allow_phrase=False)  # "a guard for the team" names no employer
         return [_works_as(subj, role, m)] + ([_works_at(subj, org, m)] if org else [])
     drafts = []
     if len(words) > 1:
@@ -153,8 +177,9 @@ def left_job(m: re.Match[str], s: Sentence) -> list[Draft]:
     """Leaving a job is an event; it ends WORKS_AT at the employer, when named."""
     low = m[0].lower()
     verb = next(v for key, v in _LEFT_VERBS if key in low)
-    subj, named_org = subject_of(m, s), m.re is LEFT_ORG.pattern
-    org = take_org(s, m.end(), lower=False) if named_org else tail_object(s, m.end(), "at|with|from|in")
+    subj, named_org = subject_of(m, s), m.re is not LEFT_JOB.pattern
+    org = take_org(s, m.end(), lower=m.re is LEFT_THE.pattern) if named_org else _employer_after(
+        s, m.end(), "at|with|from|in")
     if org is not None:
         org = Piece(strip_article(org.name), own(org.said, s.speaker), org.end)
     if org is None:
@@ -167,9 +192,48 @@ def left_job(m: re.Match[str], s: Sentence) -> list[Draft]:
                   derived_from=(0,))]
 
 
+def _named_employer(s: Sentence, pos: int, need_org_word: bool) -> Piece | None:
+    org = take_org(s, pos, lower=False)
+    if org is None or _NOT_AN_EMPLOYER_NAME.search(org.name) or (need_org_word and not ORG_WORD.search(org.name)):
+        return None
+    return org
+
+
+def left_named(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I left Fernhill Bank", "after eight years I am leaving Hartwell & Co."."""
+    org = _named_employer(s, m.end(), need_org_word=True)
+    if org is None:
+        return []
+    subj, span = subject_of(m, s), match_span(m, org.end)
+    return [Draft(subj, "LEFT_JOB", org.name, f"{subj} left {org.said}", "event", WORK, span=span),
+            Draft(subj, "WORKS_AT", org.name, f"{subj} no longer works at {org.said}", "end", WORK, True, span=span,
+                  derived_from=(0,))]
+
+
+def joined(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I joined Globex in February", "I've started at Van Dijk Logistics as an operations manager"."""
+    org = _named_employer(s, m.end(), need_org_word=False)
+    if org is None:
+        return []
+    subj = subject_of(m, s)
+    role = tail_object(s, org.end, r"as\s+(?:a|an)")
+    return [_works_at(subj, org, m)] + ([_works_as(subj, role, m)] if role else [])
+
+
+def now_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I'm now at Meridian Health as a nurse practitioner": "at" alone is a place, "as a" makes it a job."""
+    org = _named_employer(s, m.end(), need_org_word=False)
+    role = tail_object(s, org.end, r"as\s+(?:a|an)") if org else None
+    if role is None:
+        return []
+    subj = subject_of(m, s)
+    return [_works_at(subj, org, m), _works_as(subj, role, m)]
+
+
 def end_work(m: re.Match[str], s: Sentence) -> list[Draft]:
-    org = take_org(s, m.end())
-    if org is None or (m.re is END_WORK_ANYMORE.pattern and not s.says_anymore(m.start(), org.end)):
+    org = take_org(s, m.end(), lower=m.re is not END_WITH.pattern)
+    if org is None or (m.re is not END_WORK.pattern and not s.says_anymore(m.start(), org.end)
+                       and "longer" not in m[0].lower()):
         return []
     subj = subject_of(m, s)
     return [Draft(subj, "WORKS_AT", org.name, f"{subj} no longer works at {org.said}", "end", WORK, True,
@@ -177,8 +241,9 @@ def end_work(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule(LEFT_JOB, left_job), Rule(LEFT_ORG, left_job),
-    Rule(END_WORK, end_work), Rule(END_WORK_ANYMORE, end_work),
+    Rule(LEFT_JOB, left_job), Rule(LEFT_ORG, left_job), Rule(LEFT_THE, left_job), Rule(LEFT_NAMED, left_named),
+    Rule(END_WORK, end_work), Rule(END_WORK_ANYMORE, end_work), Rule(END_WITH, end_work),
+    Rule(JOINED, joined), Rule(STARTED_AT, joined), Rule(NOW_AT, now_at),
     Rule(JOB, new_job), Rule(WORKS_AT, works_at), Rule(STARTED_WORKING, works_at),
     Rule(HIRED, hired), Rule(WORKS_AS, works_as), Rule(I_AM_A, i_am_a),
 )

@@ -1,0 +1,105 @@
+"""State changes, endings, abbreviations and unsure objects (issue 12): each test
+states a behaviour of the rule extractor in ordinary English and fails if it breaks."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from graphmem.ingest.extraction import TurnContext
+from graphmem.ingest.rules import RuleExtractor
+from graphmem.ingest.rules.text import split_sentences
+
+SESSION = datetime(2024, 7, 15, 10, 0, tzinfo=UTC)
+
+
+def found(text: str, speaker: str = "Ann") -> set[tuple[str, ...]]:
+    """(subject, predicate, object) of each fact, with "end" appended for an ending."""
+    [x] = RuleExtractor().extract([TurnContext(text=text, speaker=speaker, session_time=SESSION)])
+    return {(f.subject, f.predicate, f.object) + (("end",) if f.valid_at is None else ()) for f in x.facts}
+
+
+# ------------------------------------------------------------ sentences and names
+
+
+@pytest.mark.parametrize("text,sentences", [
+    ("Hello Dr. Reyes, I live in Ashford.", ["Hello Dr. Reyes, I live in Ashford."]),
+    ("We went to the U.S. last year. It was fun.", ["We went to the U.S. last year.", "It was fun."]),
+    ("I love the U.S. It is big.", ["I love the U.S.", "It is big."]),
+    ("I work at Hartwell & Co. It is fine.", ["I work at Hartwell & Co.", "It is fine."]),
+    ("Mass at St. Anne's. Then lunch.", ["Mass at St. Anne's.", "Then lunch."]),
+])
+def test_titles_never_end_a_sentence_and_initials_only_before_a_capital(text, sentences):
+    assert split_sentences(text) == sentences
+
+
+def test_a_name_with_a_title_or_an_ampersand_is_one_name():
+    assert found("I'm a nurse at St. Jude's.") == {("Ann", "WORKS_AS", "nurse"), ("Ann", "WORKS_AT", "St. Jude's")}
+    assert ("Ann", "WORKS_AT", "St. Mary's Hospital") in found("I work at St. Mary's Hospital in Leeds.")
+    assert ("Ann", "WORKS_AT", "Hartwell & Co") in found("I work at Hartwell & Co.")
+    [x] = RuleExtractor().extract([TurnContext(text="I work at Hartwell & Co.", speaker="Ann", session_time=SESSION)])
+    assert {e.name for e in x.entities} == {"Ann", "Hartwell & Co"}
+
+
+def test_a_dropped_i_is_put_back():
+    assert found("Got laid off from Contoso in the spring, still looking.") == {
+        ("Ann", "LEFT_JOB", "Contoso"), ("Ann", "WORKS_AT", "Contoso", "end")}
+    assert found("Born in Sapporo, raised mostly by my grandma.") == {("Ann", "BORN_IN", "Sapporo")}
+    assert found("Just moved to Leeds!") == {("Ann", "MOVED_TO", "Leeds"), ("Ann", "LIVES_IN", "Leeds")}
+    assert found("Got it, thanks!") == set()
+
+
+# ------------------------------------------------------------ precision: unsure objects
+
+
+@pytest.mark.parametrize("text", [
+    "Now I'm passionate about creating a safe, inviting place for people to grow.",
+    "I'm feeling inspired by autumn so I'm planning a few.",
+    "I've been working as a paramedic for six years now.",
+])
+def test_an_object_cut_short_or_naming_nothing_is_not_stored(text):
+    assert not any(p in ("LIKES", "PLANS", "WORKS_AT") for _, p, *_ in found(text)), found(text)
+
+
+def test_when_and_how_often_are_not_part_of_the_object():
+    assert found("I really enjoy baking sourdough on Sundays.") == {("Ann", "LIKES", "baking sourdough")}
+    assert ("Ann", "PLANS", "visit Iceland") in found("I'm planning to visit Iceland next summer.")
+
+
+# ------------------------------------------------------------ residence
+
+
+def test_a_home_said_in_other_words_is_where_one_lives():
+    assert found("My home is in Austin these days, right near the river.") == {("Ann", "LIVES_IN", "Austin")}
+    assert found("lol I still live in the same tiny apartment in Queens") == {("Ann", "LIVES_IN", "Queens")}
+    assert found("I miss living in Lisbon.") == {("Ann", "LIVED_IN", "Lisbon")}
+    assert found("I live in a nice area.") == set()
+
+
+# ------------------------------------------------------------ work
+
+
+def test_leaving_one_employer_and_joining_another():
+    assert found("I'm no longer with Acme, I joined Globex in February.") == {
+        ("Ann", "WORKS_AT", "Acme", "end"), ("Ann", "WORKS_AT", "Globex")}
+    assert found("I left Fernhill Bank last month.") == {
+        ("Ann", "LEFT_JOB", "Fernhill Bank"), ("Ann", "WORKS_AT", "Fernhill Bank", "end")}
+    assert found("My dad retired from the railway last year.") == {
+        ("Ann's father", "LEFT_JOB", "railway"), ("Ann's father", "WORKS_AT", "railway", "end")}
+
+
+def test_a_new_employer_in_other_words():
+    assert found("I've started at Van Dijk Logistics as an operations manager.") == {
+        ("Ann", "WORKS_AT", "Van Dijk Logistics"), ("Ann", "WORKS_AS", "operations manager")}
+    assert found("I'm now at Meridian Health as a nurse practitioner.") == {
+        ("Ann", "WORKS_AT", "Meridian Health"), ("Ann", "WORKS_AS", "nurse practitioner")}
+    assert found("Started my new job at the library today.") == {("Ann", "WORKS_AT", "library")}
+
+
+@pytest.mark.parametrize("text", [
+    "I left Paris in May.", "I joined the gym.", "I joined Facebook in 2010.", "I'm at Starbucks right now.",
+    "I quit smoking.",
+])
+def test_a_place_a_club_or_a_habit_is_no_employer(text):
+    assert not any(p in ("WORKS_AT", "LEFT_JOB") for _, p, *_ in found(text)), found(text)
