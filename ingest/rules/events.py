@@ -1,16 +1,15 @@
 """Events and activities: places visited, events attended, activities taken up.
 
 "I went to a concert last Saturday" is ATTENDED, "I visited Paris" VISITED,
-both events dated by their clause; "I went hiking" is ATTENDED "hiking"; "I
-started surfing five years ago" is STARTED "surfing" ("started working at" is
-a job, read by the work topic).
+both events dated by their clause; "I went hiking" is ATTENDED "hiking".
+Activities taken up are the hobbies topic's.
 """
 
 from __future__ import annotations
 
 import re
 
-from graphmem.ingest.rules.drafts import EVENT, LIKE, Draft, Rule, Sentence, match_span, says, subject_of
+from graphmem.ingest.rules.drafts import EVENT, Draft, Rule, Sentence, match_span, says, subject_of
 from graphmem.ingest.rules.grammar import subject_rule
 from graphmem.ingest.rules.text import PREP_STOP, own, strip_article, take_phrase
 
@@ -27,7 +26,6 @@ ATTENDED = subject_rule(
               "visit", "travel", "trip", "spoke at"),
 )
 WENT_ACTIVITY = subject_rule("went", "HAVE gone", tail=r"\s+(?P<act>[a-z]+ing)\b")
-STARTED_DOING = subject_rule("started", "began", "HAVE started", "HAVE begun", tail=r"\s+(?=[a-z]+ing\b)")
 
 
 # ------------------------------------------------------------------ handlers
@@ -57,21 +55,6 @@ def attended(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, obj.end))]
 
 
-_NOT_AN_ACTIVITY = frozenset("thinking feeling wondering going being having realizing noticing getting looking "
-                             "trying hoping wanting missing doing".split())
-
-
-def started_doing(m: re.Match[str], s: Sentence) -> list[Draft]:
-    """ "I started surfing five years ago" -> STARTED "surfing", dated."""
-    obj = take_phrase(s.text, m.end(), s.limit(m.end()), 5, PREP_STOP)
-    words = obj.name.lower().split() if obj else []
-    if not words or words[0] in _NOT_AN_ACTIVITY or (words[0] == "working" and words[1:2] != ["out"]):
-        return []  # "started working at Stripe" is a job, left to WORKS_AT
-    said = own(obj.said, s.speaker)
-    return [Draft(subject_of(m, s), "STARTED", said, f"{says(m, s)} {said}", "event", LIKE,
-                  span=match_span(m, obj.end))]
-
-
 def went_doing(m: re.Match[str], s: Sentence) -> list[Draft]:
     act = m["act"].lower()
     if act in ("going", "being", "having", "missing", "nothing", "something", "everything", "anything", "thing",
@@ -82,5 +65,5 @@ def went_doing(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule(ATTENDED, attended), Rule(WENT_ACTIVITY, went_doing), Rule(STARTED_DOING, started_doing),
+    Rule(ATTENDED, attended), Rule(WENT_ACTIVITY, went_doing),
 )

@@ -13,7 +13,7 @@ from datetime import UTC
 
 from graphmem.ingest.extraction import ExtractedFact, Extraction, Extractor, TurnContext
 from graphmem.ingest.rules import (
-    events, family, health, pets, plans, possessions, preferences, residence, study, work)
+    events, family, health, hobbies, pets, plans, possessions, preferences, residence, study, work)
 from graphmem.ingest.rules.drafts import Rule, Sentence
 from graphmem.ingest.rules.entities import entities
 from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
@@ -22,7 +22,7 @@ from graphmem.schema.errors import InvalidInput
 
 __all__ = ["HANDLERS", "TOPICS", "RuleExtractor", "extract_turn", "with_subject"]
 
-TOPICS = (residence, work, study, family, pets, health, preferences, possessions, plans, events)
+TOPICS = (residence, work, study, family, pets, health, preferences, possessions, plans, events, hobbies)
 HANDLERS: tuple[Rule, ...] = tuple(r for topic in TOPICS for r in topic.RULES)
 
 
@@ -80,10 +80,21 @@ _NO_SUBJECT = re.compile(
 _NO_SUBJECT_BE = re.compile(r"(?:born|raised)\s+(?:and\s+raised\s+)?in\b", re.IGNORECASE)
 
 
+_FIRST_PERSON_START = re.compile(r"(?:[\w']+,?\s+){0,3}?(?:I|we)\b")
+# "I sold the Volvo and bought a Mazda": the second verb shares the first one's "I"
+_SHARED_SUBJECT = re.compile(
+    r"(?<=\s)(?P<conj>and|but|then)\s+(?=(?:then\s+)?(?:took|bought|joined|started|moved|got|adopted|sold|left|"
+    r"quit|began|picked|switched|relocated)\b)")
+
+
 def with_subject(text: str) -> str:
-    """The sentence with its dropped "I" put back, so the subject rules can read it."""
+    """The sentence with its dropped "I" put back, so the subject rules can read it:
+    at its start ("Got laid off ...", "Born in ...") and after "and" when the
+    sentence is about the speaker ("I gave up running and took up swimming")."""
     if _NO_SUBJECT.match(text):
-        return f"I {text[0].lower()}{text[1:]}"
-    if _NO_SUBJECT_BE.match(text):
-        return f"I was {text[0].lower()}{text[1:]}"
+        text = f"I {text[0].lower()}{text[1:]}"
+    elif _NO_SUBJECT_BE.match(text):
+        text = f"I was {text[0].lower()}{text[1:]}"
+    if _FIRST_PERSON_START.match(text):
+        text = _SHARED_SUBJECT.sub(lambda m: f"{m['conj']} I ", text)
     return text

@@ -37,6 +37,12 @@ MARRIED = subject_rule("BE married to", "married", "HAVE married", "got married 
                        "BE engaged to", "got engaged to", "HAVE got engaged to", "BE dating", "started dating",
                        "HAVE been dating", "BE in a relationship with", tail=_NAME_NEXT,
                        keywords=("married", "engaged", "dating", "relationship"))
+# "Harry and I broke up", "Nico and I are officially over": the other one is named first
+BROKE_UP_WITH_ME = rule(
+    rf"\b(?P<other>{NAME})\s+and\s+I\s+(?:(?:have|had|just|finally|officially|recently)\s+)*(?:broke\s+up|"
+    rf"broken\s+up|split\s+up|split(?=\s*(?:[,.;!]|$))|separated|divorced|got\s+divorced|called\s+it\s+quits|are\s+(?:\w+\s+)?over|"
+    rf"are\s+no\s+longer\s+together|ended\s+things)\b",
+    ("broke", "broken", "split", "separated", "divorced", "quits", "over", "together", "ended"))
 BREAKUP = subject_rule("broke up with", "HAVE broken up with", "split up with", "divorced", "HAVE divorced",
                        "got divorced from", "BE divorced from", "separated from", "HAVE separated from",
                        tail=_NAME_NEXT)
@@ -91,7 +97,15 @@ def partner(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, name.end()))]
 
 
+def broke_up_with_me(m: re.Match[str], s: Sentence) -> list[Draft]:
+    other, low = m["other"], m[0].lower()
+    married = "divorc" in low or "separat" in low
+    predicate = "MARRIED_TO" if married else "PARTNER_OF"
+    text = f"{s.speaker} is no longer {'married to' if married else 'in a relationship with'} {other}"
+    return [Draft(s.speaker, predicate, other, text, "end", FAMILY, True, span=match_span(m, m.end()))]
+
+
 RULES: tuple[Rule, ...] = (
     Rule(FAMILY_NAMED, family_named, False), Rule(FAMILY_IS, family_named, False), Rule(FAMILY_HAVE, family_have),
-    Rule(MARRIED, partner), Rule(BREAKUP, partner),
+    Rule(MARRIED, partner), Rule(BREAKUP, partner), Rule(BROKE_UP_WITH_ME, broke_up_with_me),
 )

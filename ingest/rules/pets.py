@@ -28,6 +28,10 @@ PETS: dict[str, str] = {
     "goldfish": "goldfish", "turtle": "turtle", "tortoise": "tortoise", "snake": "snake",
     "lizard": "lizard", "gecko": "gecko", "horse": "horse", "pony": "pony", "ferret": "ferret",
     "chinchilla": "chinchilla", "hedgehog": "hedgehog",
+    # breeds people name instead of the species
+    "retriever": "dog", "labrador": "dog", "poodle": "dog", "beagle": "dog", "dachshund": "dog", "corgi": "dog",
+    "husky": "dog", "terrier": "dog", "spaniel": "dog", "bulldog": "dog", "pug": "dog", "chihuahua": "dog",
+    "rottweiler": "dog", "collie": "dog", "schnauzer": "dog", "tabby": "cat",
 }
 NOT_A_PET_AFTER = frozenset(
     "allergy allergies food toy toys bed sitter walker walking person people lover lovers hair park show "
@@ -60,6 +64,15 @@ PET_RENAMES = (
     rule(rf"{_MY_PET}(?:\s+is|'s)\s+(?:called|named)\s+{_PET_NAME}\s+now\b", PETS),
 )
 
+# a pet that died, ran away or was given away is no longer had
+GONE = re.compile(r",?\s+(?:(?:sadly|finally|recently|just)\s+)?(?:passed\s+away|passed|died|has\s+died|"
+                  r"was\s+put\s+(?:down|to\s+sleep)|ran\s+away|went\s+missing|was\s+rehomed)\b", re.IGNORECASE)
+PET_GONE = rule(rf"{_MY_PET}\b(?=,?\s+(?:(?:sadly|finally|recently|just)\s+)?(?:passed|died|has\s+died|was\s+put|"
+                rf"ran\s+away|went\s+missing|was\s+rehomed))", PETS)
+_LOST_BEFORE = re.compile(r"\b(?:lost|put\s+down|rehomed|gave\s+away)\s+$", re.IGNORECASE)
+PET_LOST = subject_rule("lost", "HAVE lost", "had to put down", "rehomed", "HAVE rehomed", "gave away",
+                        tail=rf"{_THE_PET}\b(?:,?\s+{_PET_NAME})?", keywords=tuple(PETS))
+
 PET_PRONOUN_NAME = rule(
     rf"\b(?:(?:his|her|its|their)\s+name(?:'s|\s+is)|I\s+named\s+(?:him|her|it|them)|we\s+named\s+(?:him|her|it|them)|"
     rf"(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))\s+(?P<pname>{NAME})\b",
@@ -91,9 +104,9 @@ def _pet_ok(m: re.Match[str], s: Sentence, need_determiner: bool) -> bool:
     return not (after and after[1].lower() in NOT_A_PET_AFTER)
 
 
-def _pet(subj: str, species: str, name: str, text: str, m: re.Match[str]) -> Draft:
+def _pet(subj: str, species: str, name: str, text: str, m: re.Match[str], kind: str = "state") -> Draft:
     """Named pets: one name per species slot, so a rename supersedes the old name."""
-    return Draft(subj, "HAS_PET", name, text, "state", PET, True, f"PET:{species}", span=match_span(m, m.end()))
+    return Draft(subj, "HAS_PET", name, text, kind, PET, True, f"PET:{species}", span=match_span(m, m.end()))
 
 
 def pet_have(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -110,7 +123,23 @@ def pet_named(m: re.Match[str], s: Sentence) -> list[Draft]:
     if not _pet_ok(m, s, need_determiner=False):
         return []
     species, name = _species(m["species"]), m["pname"]
+    if _LOST_BEFORE.search(s.text, max(0, m.start() - 40), m.start()):
+        return []  # "we lost our dog Biscuit": PET_LOST reads it
+    if GONE.match(s.text, m.end()):
+        return [_pet(s.speaker, species, name, f"{s.speaker} no longer has {species} {name}", m, "end")]
     return [_pet(s.speaker, species, name, f"{s.speaker} has {article(species)} {species} named {name}", m)]
+
+
+def pet_gone(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Our old dog passed away", "we lost our cat Mochi": the pet is no longer had."""
+    if not _pet_ok(m, s, need_determiner=False):
+        return []
+    subj = subject_of(m, s) if "subj" in m.re.groupindex else s.speaker
+    species, name = _species(m["species"]), m.groupdict().get("pname")
+    if name:
+        return [_pet(subj, species, name, f"{subj} no longer has {species} {name}", m, "end")]
+    return [Draft(subj, "HAS_PET", species, f"{subj} no longer has a {species}", "end", PET,
+                  span=match_span(m, m.end()))]
 
 
 def pet_renamed(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -142,4 +171,5 @@ def last_unnamed(drafts: list[Draft], species: str | None) -> str | None:
 RULES: tuple[Rule, ...] = (
     *(Rule(pattern, pet_renamed) for pattern in PET_RENAMES),
     Rule(PET_MY, pet_named, False), Rule(PET_IS, pet_named, False), Rule(PET_HAVE, pet_have),
+    Rule(PET_GONE, pet_gone, False), Rule(PET_LOST, pet_gone),
 )

@@ -11,7 +11,7 @@ import re
 
 from graphmem.ingest.rules.drafts import PLAN, Draft, Rule, Sentence, match_span, says, subject_of
 from graphmem.ingest.rules.grammar import subject_rule
-from graphmem.ingest.rules.text import own, strip_article, take_phrase
+from graphmem.ingest.rules.text import own, strip_article, take_phrase, take_proper
 
 # ------------------------------------------------------------------ patterns
 
@@ -21,6 +21,10 @@ PLANNING = subject_rule(
     "aim[s]? to", "BE planning",
 )
 PLAN_FUTURE = subject_rule("BE going to", "BE gonna", "WILL", keywords=("going to", "gonna", "will", "'ll"))
+# "I'm heading to Vancouver next week": a trip, when its clause says when
+TRIP = subject_rule("BE heading", "BE headed", "BE flying", "BE driving", "BE off", "BE travell?ing",
+                    tail=r"(?:\s+(?:back|over|out|down|up))?\s+to\s+(?=[A-Z])",
+                    keywords=("heading", "headed", "flying", "driving", "off", "travel"))
 
 
 # ------------------------------------------------------------------ handlers
@@ -49,4 +53,16 @@ def plan(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [Draft(subj, "PLANS", strip_article(said), text, "plan", PLAN, span=match_span(m, obj.end))]
 
 
-RULES: tuple[Rule, ...] = (Rule(PLANNING, plan), Rule(PLAN_FUTURE, plan))
+def trip(m: re.Match[str], s: Sentence) -> list[Draft]:
+    dest = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+    if dest is None:
+        return []
+    left, right = s.clause(m.start(), dest.end)
+    if not any(left <= span.start and span.end <= right for span in s.spans):
+        return []  # "I'm off to Paris!" may be today's errand; a trip plan names its date
+    subj = subject_of(m, s)
+    return [Draft(subj, "PLANS", f"go to {dest.name}", f"{subj} plans to go to {dest.said}", "plan", PLAN,
+                  span=match_span(m, dest.end))]
+
+
+RULES: tuple[Rule, ...] = (Rule(PLANNING, plan), Rule(PLAN_FUTURE, plan), Rule(TRIP, trip))

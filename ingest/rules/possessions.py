@@ -1,7 +1,7 @@
 """Possessions: what someone owns, bought or got new.
 
 OWNS is many-valued; a bought or newly got thing is an event dated by its
-clause. Pets ("I got a puppy") are left to the pets topic, and abstract "new"
+clause; "sold", "got rid of", "gave away" end the open OWNS of that thing. Pets ("I got a puppy") are left to the pets topic, and abstract "new"
 things ("a new job", "a new perspective") are no possession.
 """
 
@@ -17,6 +17,8 @@ from graphmem.ingest.rules.text import PREP_STOP, own, strip_article, take_phras
 # ------------------------------------------------------------------ patterns
 
 OWNS = subject_rule("own[s]?", "bought", "HAVE bought", "purchased", "HAVE purchased")
+SOLD = subject_rule("sold", "HAVE sold", "got rid of", "HAVE got rid of", "HAVE gotten rid of", "gave away",
+                    "HAVE given away", keywords=("sold", "rid of", "gave away", "given away"))
 OWNS_NEW = subject_rule("got", "HAVE got", "HAVE gotten", "have", "has",
                         tail=r"\s+(?:myself\s+)?(?:a|an)\s+(?=(?:brand[\s-])?new\b)", keywords=("new",))
 
@@ -42,4 +44,20 @@ def owns(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, obj.end))]
 
 
-RULES: tuple[Rule, ...] = (Rule(OWNS_NEW, owns), Rule(OWNS, owns))
+_OWNER = re.compile(r"^(?:(?:my|our|his|her|their|the|old|beloved|trusty)\s+)+", re.IGNORECASE)
+
+
+def sold(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I sold my motorbike" ends OWNS motorbike (pets are the pets topic's)."""
+    obj = take_phrase(s.text, m.end(), s.limit(m.end()), 4, PREP_STOP)
+    if obj is None:
+        return []
+    name = strip_article(_OWNER.sub("", obj.name))
+    if not name or name.split()[-1].lower() in _NEW_REJECT or names_a_pet(name.split()[-1]):
+        return []
+    subj = subject_of(m, s)
+    return [Draft(subj, "OWNS", name, f"{subj} no longer owns {own(obj.said, s.speaker)}", "end", OWN,
+                  span=match_span(m, obj.end))]
+
+
+RULES: tuple[Rule, ...] = (Rule(OWNS_NEW, owns), Rule(OWNS, owns), Rule(SOLD, sold))

@@ -12,6 +12,7 @@ import re
 
 from graphmem.ingest.rules.drafts import LIKE, Draft, Rule, Sentence, match_span, says, subject_of
 from graphmem.ingest.rules.grammar import NAME, rule, subject_rule
+from graphmem.ingest.rules.hobbies import activity_name
 from graphmem.ingest.rules.text import LIKE_STOP, own, strip_article, take_phrase, to_gerund
 
 _TO = re.compile(r"to\s+", re.IGNORECASE)
@@ -59,9 +60,9 @@ def _preference(predicate: str, m: re.Match[str], s: Sentence, owner: str | None
         verb, *rest = said.split()
         if verb.lower() in _VERB_REJECT:
             return []
-        name, said = " ".join([to_gerund(verb), *rest]), f"to {said}"
+        name, said = activity_name(" ".join([to_gerund(verb), *rest])), f"to {said}"
     else:
-        name = strip_article(said)
+        name = activity_name(strip_article(said))
     if owner is not None:
         subj, text = owner, f"{owner}'s favorite {m['cat']} is {said}"
     else:

@@ -103,3 +103,50 @@ def test_a_new_employer_in_other_words():
 ])
 def test_a_place_a_club_or_a_habit_is_no_employer(text):
     assert not any(p in ("WORKS_AT", "LEFT_JOB") for _, p, *_ in found(text)), found(text)
+
+
+# ------------------------------------------------------------ pets, possessions, hobbies, partners, trips
+
+
+def test_a_pet_that_died_or_was_lost_is_no_longer_had():
+    assert found("Sadly our old dog Rufus passed away in October.") == {("Ann", "HAS_PET", "Rufus", "end")}
+    assert found("We lost our dog Biscuit in May.") == {("Ann", "HAS_PET", "Biscuit", "end")}
+    assert found("Our cat died last week.") == {("Ann", "HAS_PET", "cat", "end")}
+    assert found("My dog Rufus hates the vacuum.") >= {("Ann", "HAS_PET", "Rufus")}
+
+
+def test_a_breed_is_a_dog():
+    assert found("We have a golden retriever named Max.") == {("Ann", "HAS_PET", "Max")}
+
+
+def test_selling_ends_owning_and_a_shared_i_reads_the_second_verb():
+    assert found("I sold my motorbike because I never rode it.") == {("Ann", "OWNS", "motorbike", "end")}
+    assert found("I sold the old guitar and bought a keyboard.") == {
+        ("Ann", "OWNS", "guitar", "end"), ("Ann", "OWNS", "keyboard")}
+    assert found("I sold my puppy.") == set()  # pets are not possessions here
+
+
+def test_giving_up_a_hobby_ends_liking_it_and_taking_one_up_starts_it():
+    assert found("I gave up running after my knee surgery and took up swimming instead.") == {
+        ("Ann", "LIKES", "running", "end"), ("Ann", "STARTED", "swimming")}
+    assert found("I've taken up gardening in a big way this year.") == {("Ann", "STARTED", "gardening")}
+    assert found("I love playing tennis.") == {("Ann", "LIKES", "tennis")}
+    assert found("I quit tennis.") == {("Ann", "LIKES", "tennis", "end")}
+    assert found("I quit smoking.") == set() and found("I stopped going to the gym.") == set()
+    assert found("I gave up sugar.") == {("Ann", "AVOIDS", "sugar")}
+
+
+def test_liking_and_giving_up_one_activity_share_a_slot():
+    [x] = RuleExtractor().extract([TurnContext(text="I love playing tennis. I gave up tennis.", speaker="Ann",
+                                               session_time=SESSION)])
+    assert {f.slot for f in x.facts} == {"PREF:tennis"}
+
+
+def test_a_break_up_named_first():
+    assert found("Dear diary, Harry and I broke up tonight.") == {("Ann", "PARTNER_OF", "Harry", "end")}
+    assert found("Sam and I split the bill.") == set() and found("Mum and I are close.") == set()
+
+
+def test_a_trip_with_a_date_is_a_plan():
+    assert found("I'm heading to Vancouver next week to see my mom.") == {("Ann", "PLANS", "go to Vancouver")}
+    assert found("I'm off to Paris!") == set()
