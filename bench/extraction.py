@@ -18,6 +18,7 @@ from graphmem import Memory
 from graphmem.evals import extraction_set as xs
 from graphmem.ingest.extraction import TurnContext
 from graphmem.ingest.loaders import load_locomo, load_longmemeval
+from graphmem.ingest.pipeline import CONTEXT_TURNS
 from graphmem.ingest.rules import RuleExtractor
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
@@ -38,10 +39,17 @@ def timelines() -> dict[str, bool]:
     tset = xs.load_timeline_set(DATA / "timeline_set.json")
     with tempfile.TemporaryDirectory() as tmp, Memory(data_dir=tmp) as mem:
         results = xs.run_timeline(mem, tset)
-    header(f"extraction: two-session timelines (tests/data/timeline_set.json), offline")
+    header("extraction: two-session timelines (tests/data/timeline_set.json), offline")
     print(f"right now/then answer: {sum(results.values())} of {len(results)}")
     print("failing:", ", ".join(k for k, ok in results.items() if not ok) or "none")
     return results
+
+
+def session_turns(session) -> list[TurnContext]:
+    """The turns of a session as the write path gives them to an extractor, earlier turns as context."""
+    said = [f"{t.speaker}: {t.content}" for t in session.turns]
+    return [TurnContext(text=t.content, speaker=t.speaker, session_time=session.session_time, turn_id=t.id,
+                        previous=tuple(said[max(0, i - CONTEXT_TURNS):i])) for i, t in enumerate(session.turns)]
 
 
 def density() -> None:
@@ -51,11 +59,9 @@ def density() -> None:
                                 ("LongMemEval sample99", load_longmemeval(DATA / "longmemeval_oracle_sample99.json"))):
         per_conversation = []
         for conv in conversations:
-            turns = [TurnContext(text=t.content, speaker=t.speaker, session_time=s.session_time, turn_id=t.id)
-                     for s in conv.sessions for t in s.turns]
-            per_conversation.append(extractor.extract(turns))
+            per_conversation.append([x for s in conv.sessions for x in extractor.extract(session_turns(s))])
         rate, entities, n = xs.entities_per_1000_turns(per_conversation)
-        facts = sum(len(x.facts) for xs_ in per_conversation for x in xs_)
+        facts = sum(len(x.facts) for conv in per_conversation for x in conv)
         print(f"{name:22} {n:6,d} turns  {entities:6,d} entities = {rate:6.1f} per 1,000 turns  "
               f"{facts:5,d} facts = {1000 * facts / n:5.1f} per 1,000 turns")
 

@@ -1,19 +1,22 @@
 """Which names of a turn become entities, and of what type.
 
-Every fact's subject and object is one (typed by its predicate), and so is
-every proper noun of the turn that is not a sentence opener, pronoun, month or
-weekday.
+In a person's turn, every fact's subject and object is one (typed by its
+predicate), and so is every proper noun that is not a sentence opener,
+pronoun, month or weekday. An assistant's turn (role assistant, system, tool)
+yields no facts, and only the names the people in the conversation said
+before it: its lists of brands and places are not the user's world.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from graphmem.ingest.extraction import ExtractedEntity, ExtractedFact
 from graphmem.ingest.rules.drafts import Sentence
 from graphmem.ingest.rules.grammar import RELATIONS, STOP_NAMES
 
-__all__ = ["entities", "proper_nouns"]
+__all__ = ["ASSISTANT_ROLES", "entities", "mentioned_before", "proper_nouns"]
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
 
@@ -38,6 +41,25 @@ def entities(sentences: list[Sentence], facts: list[ExtractedFact], speaker: str
         known = found.get(name.casefold())
         if known is None or known.entity_type == "Entity":
             found[name.casefold()] = ExtractedEntity(name=known.name if known else name, entity_type=entity_type)
+    return list(found.values())
+
+
+ASSISTANT_ROLES = frozenset({"assistant", "system", "tool"})
+
+
+def mentioned_before(sentences: list[Sentence], previous: Sequence[str]) -> list[ExtractedEntity]:
+    """An assistant's turn states nothing about the user's world and its names are
+    the assistant's (a list of brands, a history lesson): only names the people in
+    the conversation said earlier (`previous`, "speaker: text" lines) become entities."""
+    said = " ".join(line.split(": ", 1)[-1] for line in previous
+                    if line.split(": ", 1)[0].casefold() not in ASSISTANT_ROLES).casefold()
+    if not said:
+        return []
+    names = proper_nouns([s.text for s in sentences], set())
+    found: dict[str, ExtractedEntity] = {}
+    for name in names:
+        if re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", said):
+            found.setdefault(name.casefold(), ExtractedEntity(name=name))
     return list(found.values())
 
 

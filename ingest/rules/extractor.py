@@ -15,7 +15,7 @@ from graphmem.ingest.extraction import ExtractedFact, Extraction, Extractor, Tur
 from graphmem.ingest.rules import (
     events, family, health, hobbies, pets, plans, possessions, preferences, residence, study, work)
 from graphmem.ingest.rules.drafts import Rule, Sentence
-from graphmem.ingest.rules.entities import entities
+from graphmem.ingest.rules.entities import ASSISTANT_ROLES, entities, mentioned_before
 from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
 from graphmem.ingest.rules.timing import add_group
 from graphmem.schema.errors import InvalidInput
@@ -57,6 +57,8 @@ def extract_turn(turn: TurnContext) -> Extraction:
     session = session.replace(tzinfo=UTC) if session.tzinfo is None else session.astimezone(UTC)  # naive = UTC
     speaker = " ".join(turn.speaker.split()) or "The speaker"
     sentences = [Sentence(with_subject(text), speaker) for text in split_sentences(turn.text.translate(APOSTROPHES))]
+    if speaker.casefold() in ASSISTANT_ROLES:
+        return Extraction(entities=mentioned_before(sentences, turn.previous))
     facts: list[ExtractedFact] = []
     seen: dict[tuple, int] = {}
     pet: str | None = None  # species of the last unnamed pet, for "I adopted a pup. His name's Ned."

@@ -47,13 +47,19 @@ _REACTION = re.compile(
 )
 
 
+_NO_THING = frozenset({"spending time", "spending quality time", "hanging out", "time", "it", "that"})
+_BASE_VERB = re.compile(r"\s+(?:like|love|enjoy|adore|hate|dislike|detest)\b", re.IGNORECASE)
+
+
 def _preference(predicate: str, m: re.Match[str], s: Sentence, owner: str | None = None) -> list[Draft]:
     """LIKES/DISLIKES: one slot per thing liked, so "I don't like sushi anymore" can
     supersede "I love sushi" while likes of different things coexist."""
+    if owner is None and m["sname"] and _BASE_VERB.match(s.text, m.end("subj")):
+        return []  # a name takes "likes": "Toys like the Kong", "Countries like Poland" compare, they state nothing
     pos, limit = m.end(), s.limit(m.end())
     to = _TO.match(s.text, pos) if predicate == "LIKES" and owner is None else None
     obj = take_phrase(s.text, to.end() if to else pos, limit, 6, LIKE_STOP)
-    if obj is None or _REACTION.match(obj.said):
+    if obj is None or _REACTION.match(obj.said) or obj.name.lower() in _NO_THING:
         return []
     said = own(obj.said, s.speaker)
     if to:

@@ -42,7 +42,8 @@ PREP_STOP = re.compile(
     r"\s+(?:with|at|in|on|for|to|from|by|near|during|after|before|as|about|like|over|around|through|of)\b",
     re.IGNORECASE,
 )
-LIKE_STOP = re.compile(r"\s+(?:for|like|as|because)\b", re.IGNORECASE)
+# "camping trips with my fam": the company is not part of the thing liked
+LIKE_STOP = re.compile(r"\s+(?:for|like|as|because|with)\b", re.IGNORECASE)
 FIRST_PERSON = re.compile(r"\b(?:[Mm]y|[Oo]ur)\b|\b(?:me|myself|us|ourselves|[Ww]e|I|i)(?P<tail>'m|'ve|'ll|'d|'re)?\b")
 _NON_SPACE = re.compile(r"\S+")
 LEADING_ARTICLE = re.compile(

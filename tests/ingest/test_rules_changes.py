@@ -150,3 +150,33 @@ def test_a_break_up_named_first():
 def test_a_trip_with_a_date_is_a_plan():
     assert found("I'm heading to Vancouver next week to see my mom.") == {("Ann", "PLANS", "go to Vancouver")}
     assert found("I'm off to Paris!") == set()
+
+
+# ------------------------------------------------------------ entities and assistants
+
+
+def extract(text: str, speaker: str, previous: tuple[str, ...] = ()):
+    [x] = RuleExtractor().extract([TurnContext(text=text, speaker=speaker, session_time=SESSION,
+                                               previous=previous)])
+    return x
+
+
+def test_an_assistant_turn_states_no_facts_and_names_only_what_the_user_said():
+    answer = ("You mentioned you live in Austin. Great spots near you are Barton Creek Greenbelt and "
+              "McKinney Falls. I love hiking there too.")
+    x = extract(answer, "assistant", previous=("user: I live in Austin and I love hiking.",))
+    assert x.facts == [] and [e.name for e in x.entities] == ["Austin"]
+    assert extract(answer, "assistant").entities == []
+    assert {e.name for e in extract(answer, "user").entities} >= {"Austin", "Barton Creek Greenbelt"}
+
+
+def test_a_comparison_with_like_states_no_preference():
+    assert found("Toys like the Kong keep dogs busy.") == set()
+    assert found("Countries like Poland are cheap.") == set()
+    assert found("Mel loves hiking.") == {("Mel", "LIKES", "hiking")}
+
+
+def test_the_company_is_not_part_of_what_is_liked():
+    assert found("I love camping trips with my fam, 'cause nature brings such peace.") == {
+        ("Ann", "LIKES", "camping trips")}
+    assert found("I love spending time with my kids.") == set()
