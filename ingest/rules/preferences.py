@@ -2,7 +2,8 @@
 
 Each thing liked has its own slot ``PREF:<thing>``, so "I don't like sushi
 anymore" can supersede "I love sushi" while likes of different things coexist;
-"my favourite X is Y" is a LIKES of Y. A reaction ("I love the photo", "love
+"my favourite X is Y" is a LIKES of Y in the slot ``FAVORITE:<X>``, so a new
+favourite band supersedes the old one. A reaction ("I love the photo", "love
 that idea") states no preference and is dropped.
 """
 
@@ -73,8 +74,17 @@ def _preference(predicate: str, m: re.Match[str], s: Sentence, owner: str | None
         subj, text = owner, f"{owner}'s favorite {m['cat']} is {said}"
     else:
         subj, text = subject_of(m, s), f"{says(m, s)} {said}"
-    return [Draft(subj, predicate, name, text, "state", LIKE, True, f"PREF:{name.lower()}",
-                  span=match_span(m, obj.end))]
+    slot = f"FAVORITE:{_category(m['cat'])}" if owner is not None else f"PREF:{name.lower()}"
+    return [Draft(subj, predicate, name, text, "state", LIKE, True, slot, span=match_span(m, obj.end))]
+
+
+_WHEN_WORDS = re.compile(r"\s+(?:now|these\s+days|currently|lately|right\s+now|at\s+the\s+moment|nowadays)$",
+                         re.IGNORECASE)
+
+
+def _category(said: str) -> str:
+    """ "band these days" -> "band": one favourite per category, whenever it is said."""
+    return " ".join(_WHEN_WORDS.sub("", said).lower().split())
 
 
 def likes(m: re.Match[str], s: Sentence) -> list[Draft]:

@@ -1,6 +1,7 @@
 """Study: subjects, schools, classes and graduating.
 
-STUDIES_AT is single-valued (one school at a time); GRADUATED_FROM is an event.
+STUDIES_AT is single-valued (one school at a time); GRADUATED_FROM is an event
+that ends the open STUDIES_AT at that school.
 "I'm a psychology student" is read by the work topic's "I'm a <role>" rule.
 """
 
@@ -85,9 +86,11 @@ def graduated(m: re.Match[str], s: Sentence) -> list[Draft]:
     school = take_org(s, m.end())
     if school is None:
         return []
-    subj = subject_of(m, s)
+    subj, span = subject_of(m, s), match_span(m, school.end)
     return [Draft(subj, "GRADUATED_FROM", school.name, f"{subj} graduated from {school.said}", "event", WORK,
-                  span=match_span(m, school.end))]
+                  span=span),
+            Draft(subj, "STUDIES_AT", school.name, f"{subj} no longer studies at {school.said}", "end", WORK, True,
+                  span=span, derived_from=(0,))]
 
 
 RULES: tuple[Rule, ...] = (

@@ -180,3 +180,13 @@ def test_the_company_is_not_part_of_what_is_liked():
     assert found("I love camping trips with my fam, 'cause nature brings such peace.") == {
         ("Ann", "LIKES", "camping trips")}
     assert found("I love spending time with my kids.") == set()
+
+
+def test_graduating_ends_studying_there_and_a_favourite_has_one_slot_per_category():
+    assert found("I graduated from Dalhousie in May!") == {
+        ("Ann", "GRADUATED_FROM", "Dalhousie"), ("Ann", "STUDIES_AT", "Dalhousie", "end")}
+    [x] = RuleExtractor().extract([TurnContext(
+        text="My favourite band these days is Khruangbin. My favorite book is Middlemarch.", speaker="Ann",
+        session_time=SESSION)])
+    assert {(f.object, f.slot) for f in x.facts} == {("Khruangbin", "FAVORITE:band"),
+                                                     ("Middlemarch", "FAVORITE:book")}
