@@ -8,7 +8,7 @@ Rules are grouped by topic, each module holding its patterns beside the
 handlers that read them: `residence` (homes and moves), `work`, `study`,
 `family` (relatives, partners, break-ups), `pets`, `health` (diet, allergies,
 foods), `preferences` (likes, dislikes, favourites), `possessions`, `plans`,
-`events` (visits, events, activities). The core they share: `grammar`
+`events` (visits, events), `hobbies` (activities taken up and given up). The core they share: `grammar`
 (subjects, names, verb phrases, hedges), `text` (sentence splitting, cutting
 out objects), `drafts` (the sentence and draft types, shared helpers),
 `timing` (dating drafts), `entities`, and `extractor` (the topic registry and
@@ -22,9 +22,14 @@ How a sentence becomes facts:
    before it ("Last month, I moved to ..."), resolved against the session time
    (`parsing.dates`); without one, it holds from the session time;
 4. hedged statements ("if I lived in Paris", "I wish I had a dog") are
-   skipped: if/wish/would/not/never/... earlier in the clause.
+   skipped: if/wish/would/not/never/... earlier in the clause;
+5. an object the rules are unsure of (cut short, ending in an adjective or a
+   quantity word, a span of time as an employer) is not stored: precision
+   before recall. An assistant's turn yields no facts (`rules.entities`).
 
-Negations end, they never assert: "I don't live in Paris anymore" yields
+Endings ("left", "quit", "sold", "gave up", "broke up", "graduated from", a pet
+that passed away) close the open fact of the same slot. Negations end, they
+never assert: "I don't live in Paris anymore" yields
 LIVES_IN Paris with ``valid_at=None`` and ``invalid_at`` = the session time
 (or the date said), so fact resolution can close the open LIVES_IN Paris. A
 bare "I don't live in Paris" (no "anymore"/"no longer") yields nothing: it may
