@@ -225,7 +225,7 @@ def test_turn_ids_without_a_session_id_are_short_and_stable(tmp_path, embedder):
     assert report.turn_ids == ("2024-07-10T00:00Z#0",)
 
 
-def test_facts_and_search_leave_torch_and_the_rule_patterns_unimported(sample_store):
+def test_facts_and_search_leave_torch_and_the_rule_extractor_unimported(sample_store):
     import subprocess
     import sys
 
@@ -238,7 +238,7 @@ def test_facts_and_search_leave_torch_and_the_rule_patterns_unimported(sample_st
         "        app(argv)\n"
         "    except SystemExit as exc:\n"
         "        assert not exc.code, exc.code\n"
-        "print(sorted(m for m in ('torch', 'sentence_transformers', 'graphmem.ingest.rule_patterns') if m in sys.modules))\n"
+        "print(sorted(m for m in ('torch', 'sentence_transformers', 'graphmem.ingest.rules') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", script, sample_store], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

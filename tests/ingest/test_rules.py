@@ -12,7 +12,7 @@ import pytest
 from dateutil.parser import parse as parse_date
 
 from graphmem.schema.errors import InvalidInput
-from graphmem.ingest import rules
+from graphmem.ingest.rules import extractor as rule_extractor
 from graphmem.parsing import dates
 from graphmem.ingest.extraction import ExtractedFact, Extraction, TurnContext
 from graphmem.ingest.rules import RuleExtractor
@@ -531,7 +531,7 @@ def test_keyword_prefilter_never_changes_the_result(monkeypatch):
         "We were also at McGee's bar.", "I'm now a nurse at Mercy.", "I really can't stand horror movies.",
         "I've finally started surfing.", "My dog is now called Rex.", "I'm originally from Sweden.")]
     with_keywords = RuleExtractor().extract(turns)
-    monkeypatch.setattr(rules, "HANDLERS", tuple(((t.pattern, ()), h, g) for t, h, g in rules.HANDLERS))
+    monkeypatch.setattr(rule_extractor, "HANDLERS", tuple(((t.pattern, ()), h, g) for t, h, g in rule_extractor.HANDLERS))
     assert RuleExtractor().extract(turns) == with_keywords
 
 

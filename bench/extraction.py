@@ -1,0 +1,72 @@
+"""Extraction benchmark: the rule extractor on the hand-labelled set, the
+two-session timelines, and how many entities it makes of real conversations.
+
+- precision / recall on ``tests/data/extraction_set.json``, tune and report part;
+- the timeline set (``tests/data/timeline_set.json``) through `Memory.write` and
+  `Memory.facts(valid_at=...)`: cases with the right now/then answer;
+- entities and facts per 1,000 turns on the LoCoMo and LongMemEval data in
+  ``tests/data`` (distinct names per conversation, before resolution).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from bench.common import header
+from graphmem import Memory
+from graphmem.evals import extraction_set as xs
+from graphmem.ingest.extraction import TurnContext
+from graphmem.ingest.loaders import load_locomo, load_longmemeval
+from graphmem.ingest.pipeline import CONTEXT_TURNS
+from graphmem.ingest.rules import RuleExtractor
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+
+
+def labelled() -> dict[str, xs.PartScore]:
+    session_time, turns = xs.load_extraction_set(DATA / "extraction_set.json")
+    scores = xs.score_extractions(turns, xs.extract_set(RuleExtractor(), turns, session_time))
+    header(f"extraction: hand-labelled set, {len(turns)} turns (tests/data/extraction_set.json)")
+    print(f"{'part':8} {'turns':>6} {'labelled':>9} {'stored':>7} {'right':>6} {'precision':>10} {'recall':>7}")
+    for part in ("tune", "report", "all"):
+        s = scores[part]
+        print(f"{part:8} {s.turns:6d} {s.labelled:9d} {s.predicted:7d} {s.matched:6d} {s.precision:10.3f} {s.recall:7.3f}")
+    return scores
+
+
+def timelines() -> dict[str, bool]:
+    tset = xs.load_timeline_set(DATA / "timeline_set.json")
+    with tempfile.TemporaryDirectory() as tmp, Memory(data_dir=tmp) as mem:
+        results = xs.run_timeline(mem, tset)
+    header("extraction: two-session timelines (tests/data/timeline_set.json), offline")
+    print(f"right now/then answer: {sum(results.values())} of {len(results)}")
+    print("failing:", ", ".join(k for k, ok in results.items() if not ok) or "none")
+    return results
+
+
+def session_turns(session) -> list[TurnContext]:
+    """The turns of a session as the write path gives them to an extractor, earlier turns as context."""
+    said = [f"{t.speaker}: {t.content}" for t in session.turns]
+    return [TurnContext(text=t.content, speaker=t.speaker, session_time=session.session_time, turn_id=t.id,
+                        previous=tuple(said[max(0, i - CONTEXT_TURNS):i])) for i, t in enumerate(session.turns)]
+
+
+def density() -> None:
+    header("extraction: entities and facts per 1,000 turns (rule extractor, tests/data)")
+    extractor = RuleExtractor()
+    for name, conversations in (("LoCoMo dev7", load_locomo(DATA / "locomo_dev7.json")),
+                                ("LongMemEval sample99", load_longmemeval(DATA / "longmemeval_oracle_sample99.json"))):
+        per_conversation = []
+        for conv in conversations:
+            per_conversation.append([x for s in conv.sessions for x in extractor.extract(session_turns(s))])
+        rate, entities, n = xs.entities_per_1000_turns(per_conversation)
+        facts = sum(len(x.facts) for conv in per_conversation for x in conv)
+        print(f"{name:22} {n:6,d} turns  {entities:6,d} entities = {rate:6.1f} per 1,000 turns  "
+              f"{facts:5,d} facts = {1000 * facts / n:5.1f} per 1,000 turns")
+
+
+def run() -> None:
+    labelled()
+    density()
+    timelines()

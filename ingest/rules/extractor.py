@@ -1,0 +1,102 @@
+"""`RuleExtractor`: the topics' rules run over the sentences of each turn.
+
+The registry is `TOPICS`, in the order their rules run: a turn's facts come
+out in that order, and a repeat keeps the first copy, so adding a topic at the
+end never changes what the others yield.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import UTC
+
+from graphmem.ingest.extraction import ExtractedFact, Extraction, Extractor, TurnContext
+from graphmem.ingest.rules import (
+    events, family, health, hobbies, pets, plans, possessions, preferences, residence, study, work)
+from graphmem.ingest.rules.drafts import Rule, Sentence
+from graphmem.ingest.rules.entities import ASSISTANT_ROLES, entities, mentioned_before
+from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
+from graphmem.ingest.rules.timing import add_group
+from graphmem.schema.errors import InvalidInput
+
+__all__ = ["HANDLERS", "TOPICS", "RuleExtractor", "extract_turn", "with_subject"]
+
+TOPICS = (residence, work, study, family, pets, health, preferences, possessions, plans, events, hobbies)
+HANDLERS: tuple[Rule, ...] = tuple(r for topic in TOPICS for r in topic.RULES)
+
+
+class RuleExtractor(Extractor):
+    """Regex rules, offline and deterministic: the same turns give the same facts.
+
+    Example:
+        >>> turn = TurnContext(text="I moved to Shanghai last month.", speaker="Caroline",
+        ...                    session_time=datetime(2024, 7, 15, tzinfo=UTC))
+        >>> [f.predicate for f in RuleExtractor().extract([turn])[0].facts]
+        ['MOVED_TO', 'LIVES_IN']
+    """
+
+    name = "rules-v1"
+
+    def extract(self, turns: Sequence[TurnContext]) -> list[Extraction]:
+        """One Extraction per turn, in order.
+
+        :raises InvalidInput: an item is not a `TurnContext`.
+        """
+        return [extract_turn(turn) for turn in turns]
+
+
+def extract_turn(turn: TurnContext) -> Extraction:
+    """The entities and facts of one turn.
+
+    :raises InvalidInput: `turn` is not a `TurnContext`.
+    """
+    if not isinstance(turn, TurnContext):
+        raise InvalidInput(f"expected a TurnContext, not {type(turn).__name__}")
+    session = turn.session_time
+    session = session.replace(tzinfo=UTC) if session.tzinfo is None else session.astimezone(UTC)  # naive = UTC
+    speaker = " ".join(turn.speaker.split()) or "The speaker"
+    sentences = [Sentence(with_subject(text), speaker) for text in split_sentences(turn.text.translate(APOSTROPHES))]
+    if speaker.casefold() in ASSISTANT_ROLES:
+        return Extraction(entities=mentioned_before(sentences, turn.previous))
+    facts: list[ExtractedFact] = []
+    seen: dict[tuple, int] = {}
+    pet: str | None = None  # species of the last unnamed pet, for "I adopted a pup. His name's Ned."
+    for sentence in sentences:
+        if sentence.text.endswith("?"):
+            continue
+        groups = sentence.drafts(HANDLERS) + pets.named_by_pronoun(sentence, pet)
+        for drafts in groups:
+            add_group(drafts, sentence, session, facts, seen)
+            pet = pets.last_unnamed(drafts, pet)
+    return Extraction(entities=entities(sentences, facts, speaker), facts=facts)
+
+
+# diary and chat drop the "I": "Got laid off from Contoso", "Just moved to Leeds", "Born in Sapporo"
+_NO_SUBJECT = re.compile(
+    r"(?:(?:just|finally|recently|also|then|today|yesterday|so)\s+)?(?:got|moved|started|quit|left|bought|sold|"
+    r"adopted|visited|graduated|joined|went|finished|broke|signed|took|relocated|retired|resigned|began|"
+    r"rescued|landed|accepted)\b",
+    re.IGNORECASE,
+)
+_NO_SUBJECT_BE = re.compile(r"(?:born|raised)\s+(?:and\s+raised\s+)?in\b", re.IGNORECASE)
+
+
+_FIRST_PERSON_START = re.compile(r"(?:[\w']+,?\s+){0,3}?(?:I|we)\b")
+# "I sold the Volvo and bought a Mazda": the second verb shares the first one's "I"
+_SHARED_SUBJECT = re.compile(
+    r"(?<=\s)(?P<conj>and|but|then)\s+(?=(?:then\s+)?(?:took|bought|joined|started|moved|got|adopted|sold|left|"
+    r"quit|began|picked|switched|relocated)\b)")
+
+
+def with_subject(text: str) -> str:
+    """The sentence with its dropped "I" put back, so the subject rules can read it:
+    at its start ("Got laid off ...", "Born in ...") and after "and" when the
+    sentence is about the speaker ("I gave up running and took up swimming")."""
+    if _NO_SUBJECT.match(text):
+        text = f"I {text[0].lower()}{text[1:]}"
+    elif _NO_SUBJECT_BE.match(text):
+        text = f"I was {text[0].lower()}{text[1:]}"
+    if _FIRST_PERSON_START.match(text):
+        text = _SHARED_SUBJECT.sub(lambda m: f"{m['conj']} I ", text)
+    return text

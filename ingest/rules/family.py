@@ -1,0 +1,111 @@
+"""Family and relationships: relatives, partners, spouses, friends, and break-ups.
+
+"my sister Anna", "Anna is my sister", "I have a brother named Tom" name a
+relative (HAS_SISTER, HAS_BROTHER, ...; the words are `grammar.RELATIONS`, which
+subjects read too). MARRIED_TO and PARTNER_OF are single-valued; "broke up
+with", "divorced", "separated from" end the open one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.ingest.rules.drafts import (
+    FAMILY, FRIEND, Draft, Rule, Sentence, article, match_span, subject_of)
+from graphmem.ingest.rules.grammar import NAME, NAME_AT, REL_MODIFIERS, RELATIONS, RELS, SUBJ, rule, subject_rule
+
+_AND = re.compile(r"\s+(?:and|or|&)\b", re.IGNORECASE)
+
+# ------------------------------------------------------------------ patterns
+
+_NAME_NEXT = rf"\s+(?={NAME})"
+FAMILY_NAMED = rule(
+    rf"(?:\b(?P<my>my|our)|\b(?P<owner>{NAME})'s)\s+(?:{REL_MODIFIERS}\s+)?(?P<rel>{RELS})"
+    rf"(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+(?:called|named)|,)?\s+(?P<name>{NAME})\b",
+    RELATIONS,
+)
+FAMILY_IS = rule(
+    rf"\b(?P<name>{NAME})\s+is\s+(?:(?P<my>my|our)|(?P<owner>{NAME})'s)\s+(?:{REL_MODIFIERS}\s+)?(?P<rel>{RELS})\b",
+    RELATIONS,
+)
+FAMILY_HAVE = rule(
+    SUBJ + rf"(?:\s+have|\s+has|'ve\s+got|\s+have\s+got|'s\s+got)\s+(?:a|an|one)\s+(?:{REL_MODIFIERS}\s+)?"
+    rf"(?P<rel>{RELS})\b(?!-)(?:\s+(?:named|called)\s+(?P<name>{NAME}))?",
+    RELATIONS,
+)
+MARRIED = subject_rule("BE married to", "married", "HAVE married", "got married to", "HAVE been married to",
+                       "BE engaged to", "got engaged to", "HAVE got engaged to", "BE dating", "started dating",
+                       "HAVE been dating", "BE in a relationship with", tail=_NAME_NEXT,
+                       keywords=("married", "engaged", "dating", "relationship"))
+# "Harry and I broke up", "Nico and I are officially over": the other one is named first
+BROKE_UP_WITH_ME = rule(
+    rf"\b(?P<other>{NAME})\s+and\s+I\s+(?:(?:have|had|just|finally|officially|recently)\s+)*(?:broke\s+up|"
+    rf"broken\s+up|split\s+up|split(?=\s*(?:[,.;!]|$))|separated|divorced|got\s+divorced|called\s+it\s+quits|are\s+(?:\w+\s+)?over|"
+    rf"are\s+no\s+longer\s+together|ended\s+things)\b",
+    ("broke", "broken", "split", "separated", "divorced", "quits", "over", "together", "ended"))
+BREAKUP = subject_rule("broke up with", "HAVE broken up with", "split up with", "divorced", "HAVE divorced",
+                       "got divorced from", "BE divorced from", "separated from", "HAVE separated from",
+                       tail=_NAME_NEXT)
+
+
+# ------------------------------------------------------------------ handlers
+
+
+def _relative(owner: str, rel_word: str, name: str | None, m: re.Match[str], dated: bool = False) -> list[Draft]:
+    """HAS_SISTER / MARRIED_TO / FRIEND_OF ... for "my sister Anna", "Anna is my sister"."""
+    predicate, noun, single = RELATIONS[rel_word.lower()]
+    if name is None and predicate == "FRIEND_OF":
+        return []  # "I have a friend" names nobody
+    if name == owner:
+        return []
+    obj = name or f"{owner}'s {noun}"
+    if predicate == "MARRIED_TO":
+        text = f"{owner} is married to {obj}" if name else f"{owner} has a {noun}"
+    elif predicate == "PARTNER_OF":
+        text = f"{owner}'s {noun} is {obj}" if name else f"{owner} has a {noun}"
+    elif predicate == "FRIEND_OF":
+        text = f"{owner} is friends with {obj}"
+    else:
+        text = f"{owner} has {article(noun)} {noun} named {name}" if name else f"{owner} has {article(noun)} {noun}"
+    importance = FRIEND if predicate == "FRIEND_OF" else FAMILY
+    return [Draft(owner, predicate, obj, text, "state", importance, single, span=match_span(m, m.end()), dated=dated)]
+
+
+def family_named(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if m[0].rstrip(m["name"]).rstrip().endswith(",") and _AND.match(s.text, m.end()):
+        return []  # "my girlfriend, Toby and I": a list, not "my girlfriend, Toby,"
+    return _relative(s.speaker if m["my"] else m["owner"], m["rel"], m["name"], m)
+
+
+def family_have(m: re.Match[str], s: Sentence) -> list[Draft]:
+    return _relative(subject_of(m, s), m["rel"], m["name"], m)
+
+
+def partner(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = NAME_AT.match(s.text, m.end())
+    if name is None:
+        return []
+    subj, low = subject_of(m, s), m[0].lower()
+    ended = m.re is BREAKUP.pattern
+    married = "marri" in low or "divorc" in low or "separat" in low
+    predicate = "MARRIED_TO" if married else "PARTNER_OF"
+    if ended:
+        text = f"{subj} is no longer {'married to' if married else 'in a relationship with'} {name[0]}"
+    else:
+        text = f"{subj} is {'married to' if married else 'engaged to' if 'engaged' in low else 'dating'} {name[0]}"
+    return [Draft(subj, predicate, name[0], text, "end" if ended else "state", FAMILY, True,
+                  span=match_span(m, name.end()))]
+
+
+def broke_up_with_me(m: re.Match[str], s: Sentence) -> list[Draft]:
+    other, low = m["other"], m[0].lower()
+    married = "divorc" in low or "separat" in low
+    predicate = "MARRIED_TO" if married else "PARTNER_OF"
+    text = f"{s.speaker} is no longer {'married to' if married else 'in a relationship with'} {other}"
+    return [Draft(s.speaker, predicate, other, text, "end", FAMILY, True, span=match_span(m, m.end()))]
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(FAMILY_NAMED, family_named, False), Rule(FAMILY_IS, family_named, False), Rule(FAMILY_HAVE, family_have),
+    Rule(MARRIED, partner), Rule(BREAKUP, partner), Rule(BROKE_UP_WITH_ME, broke_up_with_me),
+)

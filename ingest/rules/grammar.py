@@ -1,0 +1,156 @@
+"""The grammar every topic's patterns are built from: subjects, names, verb phrases.
+
+Patterns match a subject and a verb phrase up to where the object starts;
+objects are cut out afterwards (`rules.text`), which is simpler to get right
+than one regex per sentence shape. Every regex is compiled once at import
+(compiling is pure, so this creates no shared state), because the extractor
+runs on thousands of turns and must stay well above 200 turns/s.
+
+Subjects: "I"/"we" (the speaker), "my sister [Anna]" (the named relative, else
+"<speaker>'s sister"), or a capitalised name ("Caroline lives in Boston").
+Pronouns other than I/we are never subjects: their referent is unknown here.
+The relatives a subject can name (`RELATIONS`) live here for that reason; the
+family topic (`rules.family`) reads the same table.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+# ------------------------------------------------------------------ vocabulary
+
+STOP_NAMES = frozenset("""
+i i'm i've i'll i'd im ive a an the this that these those it its it's he she they we you your yours my
+mine our ours their his her me us them him what who why when where how which whose hey hi hello bye
+goodbye thanks thank thx wow whoa yes yeah yep yup no nope nah oh ooh ah aw aww haha hah lol omg ok okay
+sure well so and but or if then also just really great good nice cool awesome amazing congrats
+congratulations sorry please definitely absolutely totally sounds glad love hope happy yesterday today
+tomorrow tonight last next since mom dad anyway btw actually maybe let let's lets have had do did don't
+can could would should will is are was were not any some all every each both even still now here there
+dear mr mrs ms dr tv ugh hmm cheers take talk see keep speaking plus though although because as at in on
+for with by from to of after before during once while until about wish right exactly honestly agreed
+true indeed welcome gotcha same too tell check look guess been go got get being having can't didn't
+isn't wasn't won't thats whats here's there's that's what's seems looks making getting going taking
+everyone everybody someone somebody nobody people kids everything nothing something anyone life family
+friends friend one two three first such many much more most other another lately recently
+feels seems looks sounds smells tastes things stuff guys folks kinds days years times ways parents
+hopefully luckily unfortunately sadly fortunately speaking almost especially besides instead otherwise
+probably sometimes usually often literally seriously currently finally eventually apparently obviously
+clearly basically personally surely certainly kinda sorta mon tue tues wed thu thur thurs fri sat sun woah
+woohoo yay hooray gosh geez name
+january february march april may june july august september october november december
+monday tuesday wednesday thursday friday saturday sunday jan feb mar apr jun jul aug sep sept oct nov dec
+""".split())
+
+RELATIONS: dict[str, tuple[str, str, bool]] = {
+    # word -> (predicate, canonical noun, single-valued)
+    "daughter": ("HAS_DAUGHTER", "daughter", False), "son": ("HAS_SON", "son", False),
+    "sister": ("HAS_SISTER", "sister", False), "sis": ("HAS_SISTER", "sister", False),
+    "brother": ("HAS_BROTHER", "brother", False),
+    "mother": ("HAS_MOTHER", "mother", True), "mom": ("HAS_MOTHER", "mother", True),
+    "mum": ("HAS_MOTHER", "mother", True), "mama": ("HAS_MOTHER", "mother", True),
+    "father": ("HAS_FATHER", "father", True), "dad": ("HAS_FATHER", "father", True),
+    "papa": ("HAS_FATHER", "father", True),
+    "child": ("HAS_CHILD", "child", False), "kid": ("HAS_CHILD", "child", False),
+    "grandmother": ("HAS_GRANDMOTHER", "grandmother", False), "grandma": ("HAS_GRANDMOTHER", "grandmother", False),
+    "grandfather": ("HAS_GRANDFATHER", "grandfather", False), "grandpa": ("HAS_GRANDFATHER", "grandfather", False),
+    "husband": ("MARRIED_TO", "husband", True), "wife": ("MARRIED_TO", "wife", True),
+    "spouse": ("MARRIED_TO", "spouse", True),
+    "boyfriend": ("PARTNER_OF", "boyfriend", True), "girlfriend": ("PARTNER_OF", "girlfriend", True),
+    "partner": ("PARTNER_OF", "partner", True), "fiance": ("PARTNER_OF", "fiance", True),
+    "fiancé": ("PARTNER_OF", "fiance", True), "fiancee": ("PARTNER_OF", "fiancee", True),
+    "fiancée": ("PARTNER_OF", "fiancee", True),
+    "friend": ("FRIEND_OF", "friend", False),
+}
+REL_MODIFIERS = r"(?:little|big|older|younger|baby|eldest|oldest|youngest|twin|best|step|dear|lovely|new)"
+
+# ------------------------------------------------------------ regex fragments
+
+_CAP = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
+NOT_STOP = "(?!(?:" + "|".join(
+    sorted((w.capitalize() for w in STOP_NAMES if "'" not in w), key=len, reverse=True)) + r")\b)"
+NAME = rf"(?-i:{NOT_STOP}{_CAP}(?:[ ]{NOT_STOP}{_CAP})?)"
+RELS = "(?:" + "|".join(sorted(RELATIONS, key=len, reverse=True)) + ")"
+
+SUBJ = (
+    rf"(?P<subj>\bI\b|\bwe\b|\bmy\s+(?:{REL_MODIFIERS}\s+)?(?P<srel>{RELS})\b(?:,?\s+(?P<srelname>{NAME})\b,?)?"
+    rf"|\b(?P<sname>{NAME})\b)"
+)
+ADV = (
+    r"(?:\s+(?:actually|now|currently|still|just|recently|finally|also|really|already|officially|even|both|"
+    r"all|totally|absolutely|truly|honestly|definitely|mostly|usually|always|generally|basically|only|"
+    r"originally|personally|happily|proudly|newly|severely|very|deathly|extremely|mildly|slightly|super|"
+    r"so|seriously|kinda|(?:kind|sort)\s+of|pretty\s+much|a\s+bit|a\s+little))*"
+)
+_AUX = {
+    "BE": r"(?:'m|'s|'re|\s+am|\s+is|\s+are)",
+    "WAS": r"(?:\s+was|\s+were)",
+    "HAVE": r"(?:'ve|'s|\s+have|\s+has)",
+    "WILL": r"(?:'ll|\s+will)",
+    "DONT": r"(?:\s+don't|\s+do\s+not|\s+doesn't|\s+does\s+not)",
+}
+
+
+def verb_phrase(*forms: str) -> str:
+    """Alternatives like "BE living" or "HAVE been living", adverbs allowed between words.
+
+    Example: verb_phrase("live[s]?", "BE living") matches " live", "'m living", " is now living".
+    """
+    alternatives = []
+    for form in forms:
+        parts = [ADV + _AUX.get(token, r"\s+" + token) for token in form.split()]
+        alternatives.append("".join(parts))
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+class Trigger(NamedTuple):
+    """A compiled pattern and words one of which any match contains: checking the
+    words is a substring test, far cheaper than running the regex on every sentence."""
+
+    pattern: re.Pattern[str]
+    keywords: tuple[str, ...]
+
+
+def subject_rule(*forms: str, tail: str = r"\s+", keywords: tuple[str, ...] | None = None) -> Trigger:
+    """A subject, one of the verb phrases `forms`, then `tail` (up to the object)."""
+    pattern = re.compile(SUBJ + verb_phrase(*forms) + tail, re.IGNORECASE)
+    return Trigger(pattern, keywords if keywords is not None else _form_keywords(forms))
+
+
+def rule(pattern: str, keywords: tuple[str, ...] | frozenset[str] | dict[str, object] = ()) -> Trigger:
+    return Trigger(re.compile(pattern, re.IGNORECASE), tuple(keywords))
+
+
+_COMMON = frozenset("been from to in at of on with for a an the do can go doing getting started able".split())
+_LITERAL = re.compile(r"([a-z'-]+)(?:\[[a-z]+\]\?|\(\?:[a-z|]+\)\?)?")
+
+
+def _form_keywords(forms: tuple[str, ...]) -> tuple[str, ...]:
+    """The longest literal word of each form ("live[s]?" -> "live"); () when a form
+    has none, which means "always run"."""
+    found = set()
+    for form in forms:
+        literals = [m[1] for token in form.split() if token not in _AUX and (m := _LITERAL.fullmatch(token))]
+        if not literals:
+            return ()
+        specific = [word for word in literals if word not in _COMMON] or literals
+        found.add(max(specific, key=len))
+    return tuple(sorted(found))
+
+
+# ------------------------------------------------------------ clauses and hedges
+
+CLAUSE_BREAK = re.compile(
+    r"[;:!?,]|\s[-\u2013\u2014]+\s|\s(?:but|because|although|though|while|whereas|so)\s"
+    r"|\sand\s(?=(?:I|we|my|he|she|they|it|then)\b)",
+    re.IGNORECASE,
+)
+HYPOTHETICAL = re.compile(
+    r"\b(?:if|wish|would|could|might|should|unless|whether|not|never|hope|hoping|want|wanted|wanna|imagine|"
+    r"dream|dreaming|maybe|perhaps|pretend|can't|cannot|don't|didn't|doesn't|won't|wouldn't|couldn't|"
+    r"whenever|once)\b|'d\b",
+    re.IGNORECASE,
+)
+ANYMORE = re.compile(r"\b(?:anymore|any\s+more|no\s+more)\b", re.IGNORECASE)
+NAME_AT = re.compile(NAME)

@@ -1,0 +1,91 @@
+"""Hobbies: activities taken up and given up.
+
+"I started surfing", "I took up pottery" are STARTED events; "I gave up
+running", "I quit tennis" end the open LIKES of that activity (slot
+``PREF:<activity>``, shared with the preferences topic), so "I love playing
+tennis" followed by "I gave up tennis" reads as no longer liked. An activity is
+a verb in -ing or a known hobby noun; food and habits ("gave up sugar", "quit
+smoking") are left to the health topic.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.ingest.rules.drafts import LIKE, Draft, Rule, Sentence, match_span, says, subject_of
+from graphmem.ingest.rules.grammar import subject_rule
+from graphmem.ingest.rules.text import PREP_STOP, Piece, own, take_phrase
+
+__all__ = ["RULES", "activity_name"]
+
+# ------------------------------------------------------------------ patterns
+
+HOBBY_NOUNS = frozenset("""
+tennis golf yoga pilates chess football soccer basketball baseball volleyball hockey rugby cricket badminton
+squash karate judo taekwondo boxing crossfit piano guitar violin drums cello ukulele flute saxophone
+photography pottery ballet tango meditation archery fencing parkour
+""".split())
+_NOT_AN_ACTIVITY = frozenset("thinking feeling wondering going being having realizing noticing getting looking "
+                             "trying hoping wanting missing doing".split())
+_NOT_A_HOBBY = _NOT_AN_ACTIVITY | frozenset("eating drinking smoking vaping working talking using taking making "
+                                            "seeing dating texting calling paying buying".split())
+_PLAYING = re.compile(r"^(?:playing|doing|practi[cs]ing)\s+(?P<rest>\S+)$", re.IGNORECASE)
+
+STARTED_DOING = subject_rule("started", "began", "HAVE started", "HAVE begun", tail=r"\s+(?=[a-z]+ing\b)")
+TOOK_UP = subject_rule("took up", "HAVE taken up", "picked up", "HAVE picked up", "got into", "HAVE got into",
+                       "HAVE gotten into", "started", "HAVE started", keywords=("up", "into", "start"))
+GAVE_UP = subject_rule("gave up", "HAVE given up", "quit", "HAVE quit", "stopped", "HAVE stopped",
+                       keywords=("gave up", "given up", "quit", "stopped"))
+
+
+# ------------------------------------------------------------------ handlers
+
+
+def activity_name(phrase: str) -> str:
+    """One name per activity: "playing tennis" -> "tennis", so liking and giving it up meet."""
+    m = _PLAYING.match(phrase)
+    return m["rest"].lower() if m and m["rest"].lower() in HOBBY_NOUNS else phrase
+
+
+def _activity(s: Sentence, pos: int) -> Piece | None:
+    """An activity right at `pos`: a verb in -ing or a hobby noun, of at most three words."""
+    obj = take_phrase(s.text, pos, s.limit(pos), 3, PREP_STOP)
+    if obj is None:
+        return None
+    words = obj.name.lower().split()
+    gerund = words[0].endswith("ing") and words[0] not in _NOT_A_HOBBY
+    return obj if gerund or words[-1] in HOBBY_NOUNS else None
+
+
+def started_doing(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I started surfing five years ago" -> STARTED "surfing", dated."""
+    obj = take_phrase(s.text, m.end(), s.limit(m.end()), 5, PREP_STOP)
+    words = obj.name.lower().split() if obj else []
+    if not words or words[0] in _NOT_AN_ACTIVITY or (words[0] == "working" and words[1:2] != ["out"]):
+        return []  # "started working at Stripe" is a job, left to WORKS_AT
+    said = own(obj.said, s.speaker)
+    return [Draft(subject_of(m, s), "STARTED", said, f"{says(m, s)} {said}", "event", LIKE,
+                  span=match_span(m, obj.end))]
+
+
+def took_up(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I've taken up gardening", "I took up golf" -> STARTED the activity."""
+    obj = _activity(s, m.end())
+    if obj is None or (obj.name.lower().endswith("ing") and "start" in m[0].lower()):
+        return []  # "started surfing" is read by STARTED_DOING
+    name = activity_name(obj.name)
+    return [Draft(subject_of(m, s), "STARTED", name, f"{says(m, s)} {own(obj.said, s.speaker)}", "event", LIKE,
+                  span=match_span(m, obj.end))]
+
+
+def gave_up(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I gave up running" -> the LIKES of running ends."""
+    obj = _activity(s, m.end())
+    if obj is None:
+        return []
+    subj, name = subject_of(m, s), activity_name(obj.name)
+    return [Draft(subj, "LIKES", name, f"{subj} gave up {obj.said}", "end", LIKE, True, f"PREF:{name.lower()}",
+                  span=match_span(m, obj.end))]
+
+
+RULES: tuple[Rule, ...] = (Rule(STARTED_DOING, started_doing), Rule(TOOK_UP, took_up), Rule(GAVE_UP, gave_up))

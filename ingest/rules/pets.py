@@ -1,0 +1,175 @@
+"""Pets: adopting, owning, naming and renaming them.
+
+Named pets take the slot ``PET:<species>``, so "my dog is now called Rex"
+supersedes the dog's old name while a cat and a dog coexist. A name given in
+the next sentence by pronoun ("I adopted a pup. His name's Ned.") names the
+last unnamed pet of the turn (`named_by_pronoun`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.ingest.rules.drafts import PET, Draft, Rule, Sentence, article, match_span, subject_of
+from graphmem.ingest.rules.grammar import NAME, rule, subject_rule
+from graphmem.ingest.rules.text import own
+
+__all__ = ["PETS", "RULES", "last_unnamed", "named_by_pronoun", "names_a_pet"]
+
+_NEXT_WORD = re.compile(r"\s+([\w-]+)")
+
+# ------------------------------------------------------------------ patterns
+
+PETS: dict[str, str] = {
+    "dog": "dog", "puppy": "dog", "pup": "dog", "doggo": "dog", "puppies": "dog",
+    "cat": "cat", "kitten": "cat", "kitty": "cat", "bird": "bird", "parrot": "parrot",
+    "parakeet": "parakeet", "budgie": "budgie", "hamster": "hamster", "rabbit": "rabbit",
+    "bunny": "rabbit", "bunnies": "rabbit", "guinea pig": "guinea pig", "fish": "fish",
+    "goldfish": "goldfish", "turtle": "turtle", "tortoise": "tortoise", "snake": "snake",
+    "lizard": "lizard", "gecko": "gecko", "horse": "horse", "pony": "pony", "ferret": "ferret",
+    "chinchilla": "chinchilla", "hedgehog": "hedgehog",
+    # breeds people name instead of the species
+    "retriever": "dog", "labrador": "dog", "poodle": "dog", "beagle": "dog", "dachshund": "dog", "corgi": "dog",
+    "husky": "dog", "terrier": "dog", "spaniel": "dog", "bulldog": "dog", "pug": "dog", "chihuahua": "dog",
+    "rottweiler": "dog", "collie": "dog", "schnauzer": "dog", "tabby": "cat",
+}
+NOT_A_PET_AFTER = frozenset(
+    "allergy allergies food toy toys bed sitter walker walking person people lover lovers hair park show "
+    "trainer training treats video videos costume tattoo mug shirt shelter breed breeds house tag".split()
+)
+
+PET_WORDS = "(?:" + "|".join(sorted({w for p in PETS for w in (p, p + "s")}, key=len, reverse=True)) + ")"
+_PET_PRE = r"(?P<pre>(?:[a-z-]+\s+){0,3}?)"
+PET_HAVE = subject_rule(
+    "have", "has", "HAVE got", "got", "HAVE gotten", "adopted", "HAVE adopted", "rescued", "HAVE rescued",
+    "own[s]?", "bought", "brought home", "welcomed",
+    tail=rf"\s+{_PET_PRE}(?P<species>{PET_WORDS})\b(?![-'])(?:(?:\s+(?:named|called)|,)\s+(?P<pname>{NAME})\b)?",
+    keywords=tuple(PETS),
+)
+_MY_PET = rf"\b(?P<poss>my|our)\s+{_PET_PRE}(?P<species>{PET_WORDS})"
+_THE_PET = rf"\s+(?:my|our|the|his|her|their)\s+{_PET_PRE}(?P<species>{PET_WORDS})"
+_PET_NAME = rf"(?P<pname>{NAME})\b"
+PET_MY = rule(
+    rf"{_MY_PET}\b(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+(?:called|named)|,)?\s+{_PET_NAME}", PETS)
+PET_IS = rule(rf"\b(?P<pname>{NAME})\s+is{_THE_PET.replace('the|his|her|their', 'the')}\b", PETS)
+PET_RENAMES = (
+    subject_rule("renamed", "HAVE renamed", "re-named", "decided to rename", "HAVE decided to rename",
+                 tail=rf"{_THE_PET}\s+(?:to\s+)?{_PET_NAME}"),
+    subject_rule("changed", "HAVE changed", tail=rf"{_THE_PET}'s\s+name\s+to\s+{_PET_NAME}"),
+    subject_rule("call", "now call", tail=rf"{_THE_PET}\s+{_PET_NAME}\s+now\b"),
+    subject_rule("now call", tail=rf"{_THE_PET}\s+{_PET_NAME}"),
+    rule(rf"{_MY_PET}(?:\s+is|'s)\s+now\s+(?:called|named)\s+{_PET_NAME}", PETS),
+    rule(rf"{_MY_PET}'s\s+(?:new\s+)?name\s+is\s+now\s+{_PET_NAME}", PETS),
+    rule(rf"{_MY_PET}'s\s+new\s+name\s+is\s+{_PET_NAME}", PETS),
+    rule(rf"{_MY_PET}(?:\s+is|'s)\s+(?:called|named)\s+{_PET_NAME}\s+now\b", PETS),
+)
+
+# a pet that died, ran away or was given away is no longer had
+GONE = re.compile(r",?\s+(?:(?:sadly|finally|recently|just)\s+)?(?:passed\s+away|passed|died|has\s+died|"
+                  r"was\s+put\s+(?:down|to\s+sleep)|ran\s+away|went\s+missing|was\s+rehomed)\b", re.IGNORECASE)
+PET_GONE = rule(rf"{_MY_PET}\b(?=,?\s+(?:(?:sadly|finally|recently|just)\s+)?(?:passed|died|has\s+died|was\s+put|"
+                rf"ran\s+away|went\s+missing|was\s+rehomed))", PETS)
+_LOST_BEFORE = re.compile(r"\b(?:lost|put\s+down|rehomed|gave\s+away)\s+$", re.IGNORECASE)
+PET_LOST = subject_rule("lost", "HAVE lost", "had to put down", "rehomed", "HAVE rehomed", "gave away",
+                        tail=rf"{_THE_PET}\b(?:,?\s+{_PET_NAME})?", keywords=tuple(PETS))
+
+PET_PRONOUN_NAME = rule(
+    rf"\b(?:(?:his|her|its|their)\s+name(?:'s|\s+is)|I\s+named\s+(?:him|her|it|them)|we\s+named\s+(?:him|her|it|them)|"
+    rf"(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))\s+(?P<pname>{NAME})\b",
+    ("name", "called"),
+)
+
+
+# ------------------------------------------------------------------ handlers
+
+
+_PET_PRE_REJECT = frozenset("has have had got is was are were and with to for of named called gets loves hot stuffed "
+                            "toy plush robot corn sea sausage prairie top under".split())
+_PET_DETERMINERS = frozenset("a an another one two three four five six some new the my our this his her their".split())
+
+
+def _species(word: str) -> str:
+    w = word.lower()
+    return PETS.get(w) or PETS.get(w.removesuffix("s"), w.removesuffix("s"))
+
+
+def _pet_ok(m: re.Match[str], s: Sentence, need_determiner: bool) -> bool:
+    """Not "a hot dog", "my sister has a dog", "a dog allergy"."""
+    pre = m["pre"].lower().split()
+    if any(w in _PET_PRE_REJECT for w in pre):
+        return False
+    if need_determiner and pre and not (pre[0] in _PET_DETERMINERS or pre[0].isdigit()):
+        return False
+    after = _NEXT_WORD.match(s.text, m.end("species"))
+    return not (after and after[1].lower() in NOT_A_PET_AFTER)
+
+
+def _pet(subj: str, species: str, name: str, text: str, m: re.Match[str], kind: str = "state") -> Draft:
+    """Named pets: one name per species slot, so a rename supersedes the old name."""
+    return Draft(subj, "HAS_PET", name, text, kind, PET, True, f"PET:{species}", span=match_span(m, m.end()))
+
+
+def pet_have(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if not _pet_ok(m, s, need_determiner=True):
+        return []
+    subj, species = subject_of(m, s), _species(m["species"])
+    if m["pname"]:
+        return [_pet(subj, species, m["pname"], f"{subj} has {article(species)} {species} named {m['pname']}", m)]
+    said = own(f"{m['pre']}{m['species']}", s.speaker)
+    return [Draft(subj, "HAS_PET", species, f"{subj} has {said}", "state", PET, span=match_span(m, m.end()))]
+
+
+def pet_named(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if not _pet_ok(m, s, need_determiner=False):
+        return []
+    species, name = _species(m["species"]), m["pname"]
+    if _LOST_BEFORE.search(s.text, max(0, m.start() - 40), m.start()):
+        return []  # "we lost our dog Biscuit": PET_LOST reads it
+    if GONE.match(s.text, m.end()):
+        return [_pet(s.speaker, species, name, f"{s.speaker} no longer has {species} {name}", m, "end")]
+    return [_pet(s.speaker, species, name, f"{s.speaker} has {article(species)} {species} named {name}", m)]
+
+
+def pet_gone(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Our old dog passed away", "we lost our cat Mochi": the pet is no longer had."""
+    if not _pet_ok(m, s, need_determiner=False):
+        return []
+    subj = subject_of(m, s) if "subj" in m.re.groupindex else s.speaker
+    species, name = _species(m["species"]), m.groupdict().get("pname")
+    if name:
+        return [_pet(subj, species, name, f"{subj} no longer has {species} {name}", m, "end")]
+    return [Draft(subj, "HAS_PET", species, f"{subj} no longer has a {species}", "end", PET,
+                  span=match_span(m, m.end()))]
+
+
+def pet_renamed(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if not _pet_ok(m, s, need_determiner=False):
+        return []
+    subj = subject_of(m, s) if "subj" in m.re.groupindex else s.speaker
+    species, name = _species(m["species"]), m["pname"]
+    return [_pet(subj, species, name, f"{subj}'s {species} is now called {name}", m)]
+
+
+def names_a_pet(word: str) -> bool:
+    """ "puppy", "cats": a word the pet rules read, so the possessions topic leaves it alone."""
+    return _species(word) in PETS.values()
+
+
+def named_by_pronoun(s: Sentence, species: str | None) -> list[list[Draft]]:
+    """ "His name's Ned" after an unnamed pet of `species` earlier in the turn."""
+    if species is None:
+        return []
+    return [[_pet(s.speaker, species, m["pname"], f"{s.speaker} has {article(species)} {species} named {m['pname']}",
+                  m)] for m in PET_PRONOUN_NAME.pattern.finditer(s.text)]
+
+
+def last_unnamed(drafts: list[Draft], species: str | None) -> str | None:
+    """The species of an unnamed pet among `drafts`, else `species` (the one before)."""
+    return next((d.object for d in drafts if d.predicate == "HAS_PET" and d.slot is None), species)
+
+
+RULES: tuple[Rule, ...] = (
+    *(Rule(pattern, pet_renamed) for pattern in PET_RENAMES),
+    Rule(PET_MY, pet_named, False), Rule(PET_IS, pet_named, False), Rule(PET_HAVE, pet_have),
+    Rule(PET_GONE, pet_gone, False), Rule(PET_LOST, pet_gone),
+)

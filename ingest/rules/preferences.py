@@ -1,0 +1,104 @@
+"""Likes, dislikes and favourites.
+
+Each thing liked has its own slot ``PREF:<thing>``, so "I don't like sushi
+anymore" can supersede "I love sushi" while likes of different things coexist;
+"my favourite X is Y" is a LIKES of Y in the slot ``FAVORITE:<X>``, so a new
+favourite band supersedes the old one. A reaction ("I love the photo", "love
+that idea") states no preference and is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.ingest.rules.drafts import LIKE, Draft, Rule, Sentence, match_span, says, subject_of
+from graphmem.ingest.rules.grammar import NAME, rule, subject_rule
+from graphmem.ingest.rules.hobbies import activity_name
+from graphmem.ingest.rules.text import LIKE_STOP, own, strip_article, take_phrase, to_gerund
+
+_TO = re.compile(r"to\s+", re.IGNORECASE)
+
+# ------------------------------------------------------------------ patterns
+
+LIKES = subject_rule("love[s]?", "like[s]?", "enjoy[s]?", "adore[s]?", "BE into", "BE obsessed with",
+                     "BE passionate about", r"BE crazy about",
+                     r"BE (?:a|an) (?:big\s+|huge\s+|massive\s+|great\s+)?fan of",
+                     "HAVE loved", "HAVE liked", "HAVE enjoyed", "HAVE been into",
+                     keywords=("love", "like", "enjoy", "adore", "into", "obsessed", "passionate", "crazy", "fan of"))
+FAVORITE = rule(
+    rf"(?:\b(?P<my>my|our)|\b(?P<owner>{NAME})'s)\s+(?:all-time\s+|absolute\s+|new\s+)?favou?rite\s+"
+    r"(?P<cat>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:is|are|has\s+to\s+be)\s+",
+    ("favorite", "favourite"),
+)
+DISLIKES = subject_rule("hate[s]?", "dislike[s]?", "detest[s]?", "can't stand", "cannot stand", "DONT like",
+                        "DONT enjoy", r"BE not (?:a|an) (?:big\s+|huge\s+)?fan of", "BE not into", "DONT care for",
+                        keywords=("hate", "dislike", "detest", "stand", "like", "enjoy", "fan of", "into", "care for"))
+
+
+# ------------------------------------------------------------------ handlers
+
+
+_VERB_REJECT = frozenset("see hear know think say help be have get make keep try do chat talk share imagine "
+                         "believe remind tell give hear read_about".split())
+_REACTION = re.compile(
+    r"^(?:the|your|that|this)\s+(?:photo|pic|pics|picture|pictures|painting|colou?rs?|idea|way|fact|thought|"
+    r"feeling|sound|vibe|vibes|energy|support|attitude|name|look|details?|story|message|video|quote|spirit|"
+    r"design|shot|view|smile|enthusiasm|passion|sound|part|moment|pics)\b|^(?:idea|way|fact)\b",
+    re.IGNORECASE,
+)
+
+
+_NO_THING = frozenset({"spending time", "spending quality time", "hanging out", "time", "it", "that"})
+_BASE_VERB = re.compile(r"\s+(?:like|love|enjoy|adore|hate|dislike|detest)\b", re.IGNORECASE)
+
+
+def _preference(predicate: str, m: re.Match[str], s: Sentence, owner: str | None = None) -> list[Draft]:
+    """LIKES/DISLIKES: one slot per thing liked, so "I don't like sushi anymore" can
+    supersede "I love sushi" while likes of different things coexist."""
+    if owner is None and m["sname"] and _BASE_VERB.match(s.text, m.end("subj")):
+        return []  # a name takes "likes": "Toys like the Kong", "Countries like Poland" compare, they state nothing
+    pos, limit = m.end(), s.limit(m.end())
+    to = _TO.match(s.text, pos) if predicate == "LIKES" and owner is None else None
+    obj = take_phrase(s.text, to.end() if to else pos, limit, 6, LIKE_STOP)
+    if obj is None or _REACTION.match(obj.said) or obj.name.lower() in _NO_THING:
+        return []
+    said = own(obj.said, s.speaker)
+    if to:
+        verb, *rest = said.split()
+        if verb.lower() in _VERB_REJECT:
+            return []
+        name, said = activity_name(" ".join([to_gerund(verb), *rest])), f"to {said}"
+    else:
+        name = activity_name(strip_article(said))
+    if owner is not None:
+        subj, text = owner, f"{owner}'s favorite {m['cat']} is {said}"
+    else:
+        subj, text = subject_of(m, s), f"{says(m, s)} {said}"
+    slot = f"FAVORITE:{_category(m['cat'])}" if owner is not None else f"PREF:{name.lower()}"
+    return [Draft(subj, predicate, name, text, "state", LIKE, True, slot, span=match_span(m, obj.end))]
+
+
+_WHEN_WORDS = re.compile(r"\s+(?:now|these\s+days|currently|lately|right\s+now|at\s+the\s+moment|nowadays)$",
+                         re.IGNORECASE)
+
+
+def _category(said: str) -> str:
+    """ "band these days" -> "band": one favourite per category, whenever it is said."""
+    return " ".join(_WHEN_WORDS.sub("", said).lower().split())
+
+
+def likes(m: re.Match[str], s: Sentence) -> list[Draft]:
+    return _preference("LIKES", m, s)
+
+
+def dislikes(m: re.Match[str], s: Sentence) -> list[Draft]:
+    return _preference("DISLIKES", m, s)
+
+
+def favorite(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if m["cat"].split()[-1].lower() in ("part", "thing", "moment", "memory", "bit", "one", "time", "way"):
+        return []  # "my favorite part was ..." reacts to something, it is no preference
+    return _preference("LIKES", m, s, owner=s.speaker if m["my"] else m["owner"])
+
+
+RULES: tuple[Rule, ...] = (Rule(LIKES, likes), Rule(FAVORITE, favorite), Rule(DISLIKES, dislikes))

@@ -1,0 +1,124 @@
+"""Residence: where someone lives, lived, grew up or comes from, and moves.
+
+"I moved to Boston" is a MOVED_TO event and the LIVES_IN state derived from it
+(forgetting the move forgets the home too); "moved from X to Y" also ends
+LIVES_IN X. LIVES_IN and IS_FROM are single-valued, so a new home supersedes
+the old one; "no longer live in", "don't live in ... anymore" and "moved out of"
+end the open LIVES_IN.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.ingest.rules.drafts import HOME, PLAN, Draft, Handler, Rule, Sentence, match_span, subject_of
+from graphmem.ingest.rules.grammar import rule, subject_rule
+from graphmem.ingest.rules.text import take_proper
+
+# ------------------------------------------------------------------ patterns
+
+_IN = r"\s+in\s+"
+LIVES_IN = subject_rule("live[s]?", "BE living", "BE based", "BE residing", "HAVE been living", "HAVE lived",
+                        "reside[s]?", "BE settled", tail=_IN)
+LIVED_IN = subject_rule("lived", "used to live", "miss living", tail=_IN)
+GREW_UP = subject_rule("grew up", "WAS born and raised", "WAS raised", "WAS born", tail=_IN)
+IS_FROM = subject_rule("BE from", "come[s]? from", tail=r"\s+")
+MOVED = subject_rule(
+    "moved", "HAVE moved", "relocated", "HAVE relocated",
+    tail=r"(?:\s+(?:back|over|here|out|away|all\s+the\s+way))?(?:\s+from\s+(?P<src>[^,.;!?]{1,60}?))?\s+(?:to|into)\s+",
+)
+MOVED_FROM = subject_rule("moved", "HAVE moved", tail=r"(?:\s+(?:here|over|away))?\s+from\s+(?![^,.;!?]{0,60}\sto\s)")
+MOVING = subject_rule("BE moving", "WILL move", "BE going to move", "BE gonna move", "BE relocating",
+                      tail=r"(?:\s+back)?\s+to\s+", keywords=("mov", "relocat"))
+END_LIVES = subject_rule("no longer live[s]?", "BE no longer living", tail=_IN)
+END_LIVES_ANYMORE = subject_rule("DONT live", "BE not living", tail=_IN)
+MOVED_OUT = subject_rule("moved out of", "HAVE moved out of", "moved away from", "HAVE moved away from")
+HOME_IS = rule(r"\b(?:my|our)\s+(?:new\s+)?(?:home|house|place|flat|apartment)\s+is\s+(?:now\s+)?(?:in\s+)?",
+               ("home", "house", "place", "flat", "apartment"))
+# "a tiny flat in Queens", "the east side of Austin": the place is the name after the dwelling
+_DWELLING = re.compile(
+    r"(?:a|an|the|my|our|this|that)\s+(?:[\w-]+\s+){0,3}?(?:apartment|flat|house|home|place|condo|studio|room|"
+    r"townhouse|cottage|bungalow|loft|dorm|neighbou?rhood|suburb|side|part|area|town|village|city)\s+(?:in|of)\s+",
+    re.IGNORECASE)
+
+
+# ------------------------------------------------------------------ handlers
+
+def place(predicate: str, template: str, kind: str = "state", single: bool = False, lower: bool = False,
+          anymore: bool = False) -> Handler:
+    """Handler for "<subject> <verb> <place>" rules."""
+    def handle(m: re.Match[str], s: Sentence) -> list[Draft]:
+        obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+        dwelling = _DWELLING.match(s.text, m.end()) if obj is None else None
+        if dwelling is not None:
+            obj = take_proper(s.text, dwelling.end(), s.limit(dwelling.end()), allow_lower=False)
+        elif obj is None and lower:
+            obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=True)
+        if obj is None or (anymore and not s.says_anymore(m.start(), obj.end)):
+            return []
+        subj = subject_of(m, s)
+        return [Draft(subj, predicate, obj.name, template.format(s=subj, o=obj.said), kind, HOME, single,
+                      span=match_span(m, obj.end))]
+    return handle
+
+
+def grew_up(m: re.Match[str], s: Sentence) -> list[Draft]:
+    born = "born" in m[0].lower() and "raised" not in m[0].lower()
+    return place("BORN_IN" if born else "GREW_UP_IN", "{s} was born in {o}" if born else "{s} grew up in {o}")(m, s)
+
+
+def moved(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """A move is an event, and the residence it starts is derived from it."""
+    dest = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+    if dest is None:
+        return []
+    subj, span = subject_of(m, s), match_span(m, dest.end)
+    drafts = [Draft(subj, "MOVED_TO", dest.name, f"{subj} moved to {dest.said}", "event", HOME, span=span),
+              Draft(subj, "LIVES_IN", dest.name, f"{subj} lives in {dest.said}", "state", HOME, True, span=span,
+                    derived_from=(0,))]
+    src = take_proper(s.text, m.start("src"), m.end("src"), allow_lower=False) if m["src"] else None
+    if src is not None:
+        drafts.append(Draft(subj, "LIVES_IN", src.name, f"{subj} no longer lives in {src.said}", "end", HOME, True,
+                            span=span, derived_from=(0,)))
+    return drafts
+
+
+def moved_from(m: re.Match[str], s: Sentence) -> list[Draft]:
+    src = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+    if src is None:
+        return []
+    subj, span = subject_of(m, s), match_span(m, src.end)
+    return [Draft(subj, "MOVED_FROM", src.name, f"{subj} moved from {src.said}", "event", HOME, span=span),
+            Draft(subj, "LIVES_IN", src.name, f"{subj} no longer lives in {src.said}", "end", HOME, True, span=span,
+                  derived_from=(0,))]
+
+
+def home_is(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "My home is in Austin these days" -> LIVES_IN Austin."""
+    obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+    if obj is None:
+        return []
+    return [Draft(s.speaker, "LIVES_IN", obj.name, f"{s.speaker} lives in {obj.said}", "state", HOME, True,
+                  span=match_span(m, obj.end))]
+
+
+def moving(m: re.Match[str], s: Sentence) -> list[Draft]:
+    dest = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+    if dest is None:
+        return []
+    subj = subject_of(m, s)
+    return [Draft(subj, "PLANS", f"move to {dest.name}", f"{subj} plans to move to {dest.said}", "plan", PLAN,
+                  span=match_span(m, dest.end))]
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(MOVED, moved), Rule(MOVED_FROM, moved_from), Rule(MOVING, moving),
+    Rule(LIVES_IN, place("LIVES_IN", "{s} lives in {o}", single=True, lower=True)),
+    Rule(LIVED_IN, place("LIVED_IN", "{s} used to live in {o}")),
+    Rule(GREW_UP, grew_up),
+    Rule(IS_FROM, place("IS_FROM", "{s} is from {o}", single=True)),
+    Rule(END_LIVES, place("LIVES_IN", "{s} no longer lives in {o}", "end", True, lower=True)),
+    Rule(END_LIVES_ANYMORE, place("LIVES_IN", "{s} no longer lives in {o}", "end", True, lower=True, anymore=True)),
+    Rule(MOVED_OUT, place("LIVES_IN", "{s} no longer lives in {o}", "end", True)),
+    Rule(HOME_IS, home_is),
+)

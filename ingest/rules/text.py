@@ -1,0 +1,193 @@
+"""Sentences and objects: where a sentence ends and where an object stops.
+
+A pattern (`rules.grammar`) stops where the object starts; `take_phrase` and
+`take_proper` cut the object out (up to punctuation, a conjunction, a
+preposition or a time expression) and say None when what follows is a clause
+rather than an object, so an unsure object is never stored.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from graphmem.ingest.rules.grammar import NOT_STOP, STOP_NAMES
+
+SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
+# a title before a name never ends a sentence ("Dr. Reyes", "St. Mary's"); initials and
+# company suffixes ("U.S.", "Co.") end one only when a capital follows
+TITLE_END = re.compile(r"(?:^|(?<=[\s(\"']))(?:Mr|Mrs|Ms|Mx|Dr|St|Mt|Ft|Prof|Rev|Sgt|Capt|Lt|Gen|Gov|Sen|Rep|No|vs|"
+                       r"e\.g|i\.e|approx|incl)\.$", re.IGNORECASE)
+SOFT_END = re.compile(r"(?:\b(?:[A-Za-z]\.){2,}|\b(?:Co|Inc|Ltd|Corp|Jr|Sr|etc|Bros|Ave|Rd|Blvd|Dept|Univ))$")
+STARTS_LOWER = re.compile(r"[a-z0-9]")
+APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
+
+PHRASE_STOP = re.compile(
+    r"[,.;:!?()\[\]\"\u2026]|\s*[-\u2013\u2014]+(?:\s|$)|\s+(?:and|but|because|cause|so|when|whenever|while|since|"
+    r"which|that|who|whom|where|what|how|why|in\s+the\s+(?:future|meantime|end)|if|though|although|than|"
+    r"until|unless|or|now|anymore|any\s+more|again|too|"
+    r"lately|recently|already|these\s+days|nowadays|right\s+now|at\s+the\s+moment|at\s+all|a\s+lot|"
+    r"so\s+much|very\s+much|as\s+well|together|anyway|haha|lol|every|each|sometimes|often|usually|always|"
+    r"daily|weekly|nowadays|someday|one\s+day|soon|instead|"
+    # when and how often, which no object includes: "baking bread on Sundays", "Iceland next summer"
+    r"(?:next|last|this|every|each)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning|"
+    r"evening|night|time|day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
+    r"on\s+(?:the\s+)?(?:weekends?|weekdays?|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"
+    r"(?:at|during\s+the)\s+(?:night|weekends?)|in\s+the\s+(?:mornings?|evenings?|afternoons?)|"
+    r"(?:for|over)\s+(?:a\s+few|several|many|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+"
+    r"(?:days|weeks|months|years|decades))\b",
+    re.IGNORECASE,
+)
+PREP_STOP = re.compile(
+    r"\s+(?:with|at|in|on|for|to|from|by|near|during|after|before|as|about|like|over|around|through|of)\b",
+    re.IGNORECASE,
+)
+# "camping trips with my fam": the company is not part of the thing liked
+LIKE_STOP = re.compile(r"\s+(?:for|like|as|because|with)\b", re.IGNORECASE)
+FIRST_PERSON = re.compile(r"\b(?:[Mm]y|[Oo]ur)\b|\b(?:me|myself|us|ourselves|[Ww]e|I|i)(?P<tail>'m|'ve|'ll|'d|'re)?\b")
+_NON_SPACE = re.compile(r"\S+")
+LEADING_ARTICLE = re.compile(
+    r"^(?:(?:a|an|the|some|any|this|that|these|those|another|new|brand[\s-]new|a\s+bit\s+of|a\s+little(?:\s+bit\s+of)?|"
+    r"a\s+lot\s+of|lots\s+of|much|too\s+much|really)\s+)+",
+    re.IGNORECASE,
+)
+
+REJECT_OBJECT_START = frozenset(
+    "not is are was were be been it that this those these them him her you your yours his their theirs how what when "
+    "where why who which whatever there here myself yourself itself something anything everything nothing one ones "
+    "all both each being having seeing hearing knowing getting such so as to".split()
+)
+VAGUE = frozenset("it them this these those him he she they there here one ones".split())
+DANGLING = frozenset("for to at in on with of the a an my our your by from about into some".split())
+REJECT_PLACE = frozenset("home here there town the city a an my our your his her their this that it".split())
+# an English noun phrase ends in its noun: one ending in one of these was cut short
+# ("creating a safe, inviting place" -> "creating a safe") or names no thing ("a few")
+UNSURE_END = frozenset("""
+safe good great nice new old big small little beautiful amazing awesome happy sad huge tiny wonderful lovely
+cool different special important hard easy positive supportive welcoming inclusive inviting strong creative
+healthy real whole entire perfect best better own same other such local free simple full true few couple
+several many more most less least lot bit much some any all every each both various certain
+""".split())
+QUANTITY_ONLY = frozenset("a an the few couple several many more most lot lots bit some any all of".split())
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a chat turn; a title ("Dr.", "St.") does not end one, and
+    initials or a company suffix ("U.S.", "Co.") only before a capital."""
+    pieces: list[str] = []
+    for piece in SENTENCE_END.split(text):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if pieces and (TITLE_END.search(pieces[-1]) or (
+                SOFT_END.search(pieces[-1]) and STARTS_LOWER.match(piece))):
+            pieces[-1] = f"{pieces[-1]} {piece}"
+        else:
+            pieces.append(piece)
+    return pieces
+
+
+MAX_OBJECT_CHARS = 200  # objects are a few words; never scan the rest of a 20k-character "sentence"
+
+
+class Piece(NamedTuple):
+    """An object cut out of a sentence: the entity it names, the words as said, where it ends."""
+
+    name: str
+    said: str
+    end: int
+
+
+def take_phrase(
+    text: str, pos: int, limit: int, max_words: int, extra_stop: re.Pattern[str] | None = None
+) -> Piece | None:
+    """The words from `pos` up to the first stop (punctuation, conjunction, time
+    expression at `limit`); None when empty or longer than `max_words`, which
+    means the pattern hit a clause rather than an object."""
+    segment = " " + text[pos:min(limit, pos + MAX_OBJECT_CHARS)]  # the space lets a stop word at `pos` match
+    cut = len(segment)
+    for stop in (PHRASE_STOP, extra_stop):
+        if stop is not None:
+            m = stop.search(segment, 0, cut)
+            if m:
+                cut = m.start()
+    found = list(_NON_SPACE.finditer(segment, 0, cut))
+    while found and found[-1][0].lower() in DANGLING:
+        found.pop()
+    words = [m[0].rstrip("-\u2013\u2014") for m in found]
+    if not words or not words[-1]:
+        return None
+    if not words or len(words) > max_words or not words[0][0].isalnum():
+        return None
+    if words[0].lower() in REJECT_OBJECT_START or any(w.lower() in VAGUE for w in words):
+        return None
+    if unsure_object(words):
+        return None
+    phrase = " ".join(words)
+    return Piece(phrase, phrase, pos - 1 + found[-1].end())
+
+
+def unsure_object(words: list[str]) -> bool:
+    """True for an object the rules cannot be sure of: one that ends in an adjective
+    or a quantity word, or holds nothing but quantity words."""
+    low = [w.lower().strip(".,!?'\"") for w in words]
+    return low[-1] in UNSURE_END or all(w in QUANTITY_ONLY for w in low)
+
+
+_PWORD = r"(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,}\b)"
+_TITLE = r"(?:St|Mt|Ft|Dr)\.?[ ]"  # "St. Mary's Hospital", "Mt. Sinai"
+_RUN_TAIL = rf"(?:(?:'s(?=[ ]+[A-Z]))?(?:\s+(?:of|de|upon|&)\s+|[ ]|-){NOT_STOP}{_PWORD})*"
+# a possessive inside a name ("Queen's University") or ending one after a title ("St. Jude's")
+_PROPER_RUN = re.compile(rf"(?P<the>the\s+)?(?P<run>{_TITLE}{_PWORD}{_RUN_TAIL}(?:'s\b)?|{_PWORD}{_RUN_TAIL})")
+
+
+def take_proper(text: str, pos: int, limit: int, allow_lower: bool = True) -> Piece | None:
+    """A place or organisation name at `pos`.
+
+    Capitalised runs ("New York City", "the Netherlands", "Bank of America")
+    are taken whole; a lowercase name ("boston") only if it does not start
+    with a determiner, since "a small town" names no particular place.
+    """
+    m = _PROPER_RUN.match(text, pos, limit)
+    if m and m["run"].split()[0].lower() not in STOP_NAMES:
+        return Piece(m["run"], m[0], m.end())
+    if not allow_lower:
+        return None
+    piece = take_phrase(text, pos, limit, 3, PREP_STOP)
+    if piece is None or piece.name.split()[0].lower() in REJECT_PLACE or not piece.name[0].isalpha():
+        return None
+    return piece
+
+
+def strip_article(phrase: str) -> str:
+    """ "a new car" -> "car": the entity an object phrase names."""
+    return LEADING_ARTICLE.sub("", phrase).strip() or phrase
+
+
+_CONTRACTED = {"'m": "is", "'ve": "has", "'ll": "will", "'d": "would", "'re": "is"}
+
+
+def own(phrase: str, speaker: str) -> str:
+    """First-person words of the speaker's phrase, made self-contained: "my kids" -> "Mel's kids"."""
+    def swap(m: re.Match[str]) -> str:
+        word = m[0].lower()
+        if word in ("my", "our"):
+            return f"{speaker}'s"
+        return speaker + (" " + _CONTRACTED[m["tail"].lower()] if m["tail"] else "")
+    return FIRST_PERSON.sub(swap, phrase)
+
+
+def to_gerund(verb: str) -> str:
+    """ "paint" -> "painting", "hike" -> "hiking", "swim" -> "swimming"."""
+    v = verb.lower()
+    if v.endswith("ing") or len(v) <= 2:
+        return v + ("" if v.endswith("ing") else "ing")
+    if v.endswith("ie"):
+        return v[:-2] + "ying"
+    if v.endswith("e") and not v.endswith(("ee", "ye", "oe")):
+        return v[:-1] + "ing"
+    vowel_groups = re.findall(r"[aeiou]+", v)
+    if len(vowel_groups) == 1 and re.search(r"[^aeiou][aeiou][^aeiouwxy]$", v):
+        return v + v[-1] + "ing"
+    return v + "ing"
+

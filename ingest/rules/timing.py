@@ -1,0 +1,88 @@
+"""When a draft holds: its clause's time expression, resolved against the session.
+
+A draft takes the time expression of its own clause, or the nearest one
+before it ("Last month, I moved to ..."), resolved against the session time
+(`parsing.dates`); without one, it holds from the session time. "... until
+Friday" sets an expiry, not a start (ARCHITECTURE §7).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from graphmem.ingest.extraction import ExtractedFact
+from graphmem.ingest.rules.drafts import Draft, Sentence
+from graphmem.parsing.dates import TimeRange, resolve
+
+__all__ = ["add_group"]
+
+
+def add_group(drafts: list[Draft], s: Sentence, session: datetime, facts: list[ExtractedFact], seen: dict) -> None:
+    """Finish drafts into facts; a repeat is not added again, and a fact derived
+    from it points at the earlier copy."""
+    index: list[int] = []
+    for draft in drafts:
+        fact = _finish(draft, _when(draft, s, session), session, [index[i] for i in draft.derived_from])
+        expires = _until(draft, s, session)
+        if expires is not None and draft.kind != "end":
+            fact = fact.model_copy(update={"expires_at": expires})
+        key = (fact.subject.lower(), fact.predicate, fact.object.lower(), fact.valid_at, fact.invalid_at)
+        if key not in seen:
+            seen[key] = len(facts)
+            facts.append(fact)
+        index.append(seen[key])
+
+
+def _when(draft: Draft, s: Sentence, session: datetime) -> TimeRange | None:
+    """The range of the time expression that belongs to the draft, if any."""
+    if not draft.dated or not s.spans:
+        return None
+    left, right = s.clause(*draft.span)
+    inside = [span for span in s.spans if span.start >= left and span.end <= right]
+    # a fronted expression ("Last month, I moved ...") counts if it opens the sentence;
+    # for a state only "since ..." does: "Yesterday, at the theater, Sam loves theater" is no start date
+    opening = [span for span in s.spans[:1] if span.end <= draft.span[0] and s.clause(span.start, span.end)[0] == 0
+               and (draft.kind != "state" or span.expression.lower().startswith("since"))]
+    for span in inside or opening:
+        if UNTIL.match(span.expression):
+            continue
+        found = resolve(span.expression, session, "future" if draft.kind == "plan" else "past")
+        if found is not None:
+            return found
+    return None
+
+
+UNTIL = re.compile(r"^\s*(until|till|til)\b", re.I)
+
+
+def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:
+    """'... until Friday': the fact holds until then, so it expires then (ARCHITECTURE §7)."""
+    if not s.spans:
+        return None
+    left, right = s.clause(*draft.span)
+    for span in s.spans:
+        if span.start >= left and span.end <= right and UNTIL.match(span.expression):
+            found = resolve(UNTIL.sub("", span.expression).strip() or span.expression, session, "future")
+            if found is not None:
+                return found.end or found.start
+    return None
+
+
+def _finish(draft: Draft, when: TimeRange | None, session: datetime, derived: list[int]) -> ExtractedFact:
+    """States hold from `when` (else the session), events happen at it, plans are
+    for it, endings close at it; the sentence names the resolved date."""
+    text = draft.text
+    if when is not None:
+        if when.open_ended or draft.kind in ("state", "end"):
+            text += f" (since {when.label()})"
+        else:
+            text += f" {'on' if when.granularity == 'day' else 'in'} {when.label()}"
+    moment = when.start if when is not None else session
+    return ExtractedFact(
+        subject=draft.subject, predicate=draft.predicate, object=draft.object,
+        fact=text[0].upper() + text[1:] + ".",
+        valid_at=None if draft.kind == "end" else moment,
+        invalid_at=moment if draft.kind == "end" else None,
+        single_valued=draft.single_valued, slot=draft.slot, importance=draft.importance, derived_from=derived,
+    )

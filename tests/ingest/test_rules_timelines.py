@@ -1,0 +1,31 @@
+"""State changes across two sessions, through `Memory.write` and `Memory.facts(valid_at=...)`:
+the ending or the new value said in session two closes what session one stated."""
+
+from __future__ import annotations
+
+import pytest
+
+THEN, NOW = "2024-03-01", "2024-09-01"
+
+
+def objects(mem, user: str, when: str, predicate: str) -> set[str]:
+    return {f.object for f in mem.facts(user, valid_at=when) if f.predicate == predicate}
+
+
+@pytest.mark.parametrize("first,second,predicate,then,now", [
+    ("I'm studying marine biology at Dalhousie.", "I graduated from Dalhousie in May!", "STUDIES_AT",
+     {"Dalhousie"}, set()),
+    ("My favourite book is Middlemarch.", "My favourite book these days is Piranesi.", "LIKES",
+     {"Middlemarch"}, {"Piranesi"}),
+    ("I have a cat named Mochi.", "Sadly our cat Mochi passed away in June.", "HAS_PET", {"Mochi"}, set()),
+    ("I bought a motorbike.", "I sold my motorbike because I never rode it.", "OWNS", {"motorbike"}, set()),
+    ("I love running.", "I gave up running and took up swimming instead.", "LIKES", {"running"}, set()),
+    ("I work at Northwind as an analyst.", "I'm no longer with Northwind, I joined Fabrikam in May.", "WORKS_AT",
+     {"Northwind"}, {"Fabrikam"}),
+    ("I've been dating Noah since the summer.", "Noah and I broke up last month.", "PARTNER_OF", {"Noah"}, set()),
+])
+def test_the_second_session_closes_the_first(memory, first, second, predicate, then, now):
+    memory.write("u", [{"speaker": "Jess", "content": first}], "2024-01-15", session_id="s1")
+    memory.write("u", [{"speaker": "Jess", "content": second}], "2024-07-15", session_id="s2")
+    assert objects(memory, "u", THEN, predicate) == then
+    assert objects(memory, "u", NOW, predicate) == now
