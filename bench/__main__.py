@@ -1,12 +1,12 @@
-"""`python -m bench [store|ingest|retrieval|forget|cli ...]`: run the named benchmarks (default: all)."""
+"""`python -m bench [store|ingest|retrieval|nested_kv|forget|cli ...]`: run the named benchmarks (default: all)."""
 
 from __future__ import annotations
 
 import argparse
 
-from bench import cli, forget, ingest, retrieval, store
+from bench import cli, forget, ingest, nested_kv, retrieval, store
 
-SUITES = {"store": store.run, "ingest": ingest.run, "retrieval": retrieval.run, "forget": forget.run, "cli": cli.run}
+SUITES = {"store": store.run, "ingest": ingest.run, "retrieval": retrieval.run, "nested_kv": nested_kv.run, "forget": forget.run, "cli": cli.run}
 
 
 def main() -> None:

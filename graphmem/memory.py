@@ -65,9 +65,10 @@ def _ids(values: object, field: str) -> list[str]:
     return [check_id(v, f"{field}[{i}]", MAX_NAME_CHARS) for i, v in enumerate(values)]
 
 
-def _importance(value: object) -> float:
+def _unit(value: object, field: str) -> float:
+    """A share from 0 to 1 (importance, confidence)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-        raise InvalidInput(f"importance must be a number from 0 to 1, got {value!r}")
+        raise InvalidInput(f"{field} must be a number from 0 to 1, got {value!r}")
     return float(value)
 
 
@@ -310,6 +311,7 @@ class Memory:
         importance: float = 0.5,
         expires_at: TimeLike | None = None,
         embedding: Sequence[float] | None = None,
+        confidence: float = 1.0,
     ) -> AddFactResult:
         """Record one fact directly (the store-level write under `write()`).
 
@@ -331,6 +333,7 @@ class Memory:
         :param importance: 0 to 1, weighs decay and capacity archiving.
         :param expires_at: leaves search then, deleted by `purge`.
         :param embedding: the fact's vector, if already computed.
+        :param confidence: 0 to 1, how sure the caller is; shown on packet lines.
         :raises InvalidInput: any bad argument (invalid_at not after valid_at,
             wrong embedding size, ...); nothing is written.
         :raises StoreError: FalkorDB failed.
@@ -362,7 +365,8 @@ class Memory:
             target_node_uuid="",
             episodes=_ids(episodes, "episodes"),
             derived_from=_ids(derived_from, "derived_from"),
-            importance=_importance(importance),
+            importance=_unit(importance, "importance"),
+            confidence=_unit(confidence, "confidence"),
             expires_at=t.to_utc_or_none(expires_at, field="expires_at"),
         )
         vectors = [v.tolist() for v in self._embed([subject, obj] + ([] if fact_vector else [text]))]

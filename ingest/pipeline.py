@@ -159,6 +159,7 @@ def plan_facts(
             source_node_uuid=uuids.get(keys[0], "-"),
             target_node_uuid=uuids.get(keys[1], "-"),
             importance=fact.importance,
+            confidence=fact.confidence,
             expires_at=fact.expires_at or (episode.valid_at + ttl if ttl else None),
         )
         plans.append(

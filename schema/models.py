@@ -165,6 +165,7 @@ class FactEdge(GraphModel):
     last_accessed_at: datetime | None = None
     expires_at: datetime | None = None
     archived_at: datetime | None = None
+    confidence: float = Field(1.0, description="how sure the writer was, 0-1 (add_fact: 1; extraction: the extractor's)")
 
     def model_post_init(self, _: Any) -> None:
         if not self.slot:

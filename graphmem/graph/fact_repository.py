@@ -158,6 +158,7 @@ def to_records(
                 access_count=edge.access_count,
                 last_accessed_at=edge.last_accessed_at,
                 archived_at=edge.archived_at,
+                confidence=edge.confidence,
             )
         )
     return records
@@ -204,3 +205,15 @@ def history(store: Store, user_id: str, entity_or_fact: str, *, now: datetime | 
     records = to_records(store, user_id, rows, now=now)
     records.sort(key=lambda r: (r.predicate, r.valid_at or r.created_at, r.created_at))
     return Timeline(subject=subject, versions=tuple(records))
+
+
+def facts_from(
+    store: Store, user_id: str, pairs: Sequence[tuple[str, str]], *, now: datetime, known_at: datetime | None = None
+) -> list[FactRecord]:
+    """Every fact whose subject's normalised name and predicate match one of the
+    (subject_key, predicate) `pairs`, whatever its status: the caller decides
+    which count for the question's time (`retrieval.chains`)."""
+    if not pairs or not store.has_graph(user_id):
+        return []
+    rows = store.run(user_id, q.facts_from_subjects(pairs), read_only=True)
+    return to_records(store, user_id, rows, now=now, known_at=known_at)
