@@ -25,7 +25,7 @@ from graphmem.config import Settings
 from graphmem.embedding.embedder import Embedder, default_embedder
 from graphmem.schema.errors import InvalidInput
 from graphmem.schema import time as t
-from graphmem.schema.models import FactEdge, check_user_id, normalize_predicate
+from graphmem.schema.models import DEFAULT_SCOPE, FactEdge, check_scope, check_scopes, check_user_id, normalize_predicate
 from graphmem.ingest.extraction import Cached, Extractor
 from graphmem.graph.llm_cache import LLMCache
 from graphmem.ingest.pipeline import IngestContext, write_session
@@ -192,6 +192,7 @@ class Memory:
         session_id: str | None = None,
         *,
         ttl: timedelta | None = None,
+        scope: str = DEFAULT_SCOPE,
     ) -> WriteResult:
         """Store a conversation session and the facts it states.
 
@@ -211,7 +212,10 @@ class Memory:
         :param ttl: every fact of this write expires ``ttl`` after the session
             time (a fact's own "until ..." wins): it then leaves search and
             waits for `purge`.
-        :raises InvalidInput: bad user id, turns, time or ttl; nothing is written.
+        :param scope: ``user`` (default), ``project:<id>`` or ``agent:<id>``: the
+            turns and the facts extracted from them belong to it; a search reads
+            only the scopes it is given, and facts contradict only within a scope.
+        :raises InvalidInput: bad user id, turns, time, ttl or scope; nothing is written.
         :raises ExtractionError: the LLM endpoint stayed down; the turns are
             stored and extracted by the next write.
         :raises StoreError: FalkorDB failed.
@@ -221,6 +225,7 @@ class Memory:
             WriteResult(episodes=1, ..., facts_added=1, ...)
         """
         check_user_id(user_id)
+        scope = check_scope(scope)
         if ttl is not None and (not isinstance(ttl, timedelta) or ttl <= timedelta(0)):
             raise InvalidInput("ttl must be a positive datetime.timedelta")
         session = validate_session(
@@ -229,7 +234,7 @@ class Memory:
             session_id,
             max_turn_chars=self.settings.max_turn_chars,
             max_turns=self.settings.max_turns_per_write,
-        )
+        ).model_copy(update={"scope": scope})
         self._open_graph(user_id)
         context = IngestContext(store=self.store, embed=self._embed, extractor=self.extractor)
         with self.store.user_lock(user_id):
@@ -248,6 +253,7 @@ class Memory:
         *,
         recipe: SearchRecipe | str | None = None,
         budget_tokens: int | None = None,
+        scopes: Sequence[str] = (DEFAULT_SCOPE,),
     ) -> MemoryPacket:
         """Answer a question with a dated memory packet, or abstain.
 
@@ -263,7 +269,9 @@ class Memory:
         :param limit: at most this many facts and turns, 1 to 100.
         :param recipe: a `SearchRecipe` or the name of one (`retrieval.recipes`).
         :param budget_tokens: drop the least relevant lines until the packet fits.
-        :raises InvalidInput: bad user id, query, time, limit, budget or recipe
+        :param scopes: the scopes to read (default ``["user"]``); no fact, chain,
+            turn or entity line comes from any other.
+        :raises InvalidInput: bad user id, query, time, limit, budget, scopes or recipe
             (an unknown name, or a list or reranker name that is not one of the enums).
         :raises StoreError: FalkorDB failed.
 
@@ -272,6 +280,7 @@ class Memory:
             'Shanghai'
         """
         check_user_id(user_id)
+        chosen_scopes = check_scopes(scopes)
         text = _text(query, "query", self.settings.max_query_chars)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 100:
             raise InvalidInput("limit must be an integer from 1 to 100")
@@ -292,6 +301,7 @@ class Memory:
             limit=limit,
             recipe=chosen,
             budget_tokens=budget_tokens,
+            scopes=chosen_scopes,
         )
 
     def add_fact(
@@ -312,6 +322,7 @@ class Memory:
         expires_at: TimeLike | None = None,
         embedding: Sequence[float] | None = None,
         confidence: float = 1.0,
+        scope: str = DEFAULT_SCOPE,
     ) -> AddFactResult:
         """Record one fact directly (the store-level write under `write()`).
 
@@ -334,6 +345,7 @@ class Memory:
         :param expires_at: leaves search then, deleted by `purge`.
         :param embedding: the fact's vector, if already computed.
         :param confidence: 0 to 1, how sure the caller is; shown on packet lines.
+        :param scope: ``user`` (default), ``project:<id>`` or ``agent:<id>``.
         :raises InvalidInput: any bad argument (invalid_at not after valid_at,
             wrong embedding size, ...); nothing is written.
         :raises StoreError: FalkorDB failed.
@@ -367,6 +379,7 @@ class Memory:
             derived_from=_ids(derived_from, "derived_from"),
             importance=_unit(importance, "importance"),
             confidence=_unit(confidence, "confidence"),
+            scope=check_scope(scope),
             expires_at=t.to_utc_or_none(expires_at, field="expires_at"),
         )
         vectors = [v.tolist() for v in self._embed([subject, obj] + ([] if fact_vector else [text]))]
@@ -404,6 +417,7 @@ class Memory:
         known_at: TimeLike | None = None,
         *,
         subject: str | None = None,
+        scopes: Sequence[str] | None = None,
     ) -> list[FactRecord]:
         """Facts true at `valid_at` as known at `known_at` (`fact_repository.facts_at`).
 
@@ -411,7 +425,9 @@ class Memory:
         :param valid_at: the moment the facts are true at (default now).
         :param known_at: answer as graphmem knew things then (default now).
         :param subject: only facts about this entity name.
-        :raises InvalidInput: a bad user id, time or subject.
+        :param scopes: only facts of these scopes (default: every scope; this is
+            the owner's view, unlike `search`, which reads ``["user"]`` by default).
+        :raises InvalidInput: a bad user id, time, subject or scopes.
         :raises StoreError: FalkorDB failed.
 
         Example:
@@ -425,6 +441,7 @@ class Memory:
             valid_at=t.to_utc_or_none(valid_at, field="valid_at"),
             known_at=t.to_utc_or_none(known_at, field="known_at"),
             subject=_name(subject, "subject") if subject is not None else None,
+            scopes=check_scopes(scopes) if scopes is not None else None,
         )
 
     def history(self, user_id: str, entity_or_fact: str) -> Timeline:

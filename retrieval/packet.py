@@ -130,6 +130,7 @@ class PacketEpisode(BaseModel):
     speaker: str
     content: str
     score: float = 0.0
+    scope: str = "user"
 
     def line(self) -> str:
         return f"- [{_day(self.session_time)}] {self.speaker}: {self.content} (turn {self.turn_id})"

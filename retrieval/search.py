@@ -94,7 +94,8 @@ def _fuse[L: (FactList, TurnList)](lists: dict[L, list[str]], weights: dict[L, f
     return [s.doc_id for s in rrf([lists[n] for n in names], k=k, weights=[weights[n] for n in names])]
 
 
-def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, recipe, distance) -> list[FactRecord]:
+def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, recipe, distance,
+                scopes: Sequence[str] = ("user",)) -> list[FactRecord]:
     if not ordered:
         return []
     pool = ordered[: max(limit * 4, 20)]
@@ -102,7 +103,8 @@ def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, re
     records = {r.uuid: r for r in fact_repository.to_records(ctx.store, user_id, rows, now=now, known_at=known_at)}
     if known_at is not None:
         records = {u: r for u, r in records.items() if r.created_at <= known_at}
-    kept = [records[u] for u in pool if u in records and admit(records[u], plan, now, time_filter=recipe.time_filter)]
+    kept = [records[u] for u in pool if u in records and records[u].scope in scopes
+            and admit(records[u], plan, now, time_filter=recipe.time_filter)]
     if recipe.reranker == "mmr" and kept:
         vectors = dict(zip([r.uuid for r in kept], ctx.embed([r.fact for r in kept])))
         relevance = {r.uuid: 1.0 / (i + 1) for i, r in enumerate(kept)}
@@ -151,20 +153,29 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
     return lists, best
 
 
-def _episodes(ctx, user_id, ordered: list[str], known_at, recipe) -> list[PacketEpisode]:
+def _in_scopes(ctx, user_id: str, ordered: list[str], scopes: Sequence[str]) -> list[str]:
+    """The turns of `scopes`, in order: the turn lists are built over every scope."""
+    if not ordered:
+        return []
+    scope_of = {r["uuid"]: r["scope"] for r in ctx.store.run(user_id, q.episode_scopes(ordered), read_only=True)}
+    return [u for u in ordered if scope_of.get(u) in scopes]
+
+
+def _episodes(ctx, user_id, ordered: list[str], known_at, recipe, scopes: Sequence[str]) -> list[PacketEpisode]:
     if not ordered:
         return []
     rows = {r["uuid"]: r for r in ctx.store.run(user_id, q.episodes_by_uuid(ordered), read_only=True)}
     episodes = []
     for rank, uuid in enumerate(ordered):
         row = rows.get(uuid)
-        if row is None or (known_at is not None and t.decode(row["created_at"]) > known_at):
+        if row is None or row["scope"] not in scopes or (known_at is not None and t.decode(row["created_at"]) > known_at):
             continue
         content = row["content"]
         if len(content) > recipe.max_turn_chars:
             content = content[: recipe.max_turn_chars - 1] + "…"
         episodes.append(PacketEpisode(turn_id=row["turn_id"], session_time=t.decode(row["session_time"]),
-                                      speaker=row["speaker"], content=content, score=1.0 / (rank + 1)))
+                                      speaker=row["speaker"], content=content, score=1.0 / (rank + 1),
+                                      scope=row["scope"]))
     return episodes
 
 
@@ -190,21 +201,21 @@ def _packet_facts(ctx, user_id: str, records: list[FactRecord], turn_rank: dict[
             source_turn_ids=(tuple(names[u] for u in picked[r.uuid] if u in names)
                              if len(r.episodes) > SOURCES_PER_FACT else r.source_turn_ids),
             sources_total=len(r.source_turn_ids), score=1.0 / (rank + 1),
-            confidence=r.confidence, expires=r.expires_at, reason=why.get(r.uuid, ()),
+            confidence=r.confidence, scope=r.scope, expires=r.expires_at, reason=why.get(r.uuid, ()),
         )
         for rank, r in enumerate(records)
     ]
 
 
 def _chains(ctx, user_id: str, facts: list[FactRecord], plan: QueryPlan, now: datetime, known_at: datetime | None,
-            recipe: SearchRecipe) -> list[FactChain]:
+            recipe: SearchRecipe, scopes: Sequence[str]) -> list[FactChain]:
     """The packet facts whose object is itself a key on the same relation, followed
     to the end (`retrieval.chains`); a fact that leads nowhere is no chain."""
     def lookup(pairs):
         return fact_repository.facts_from(ctx.store, user_id, pairs, now=now, known_at=known_at)
 
     def admitted(record: FactRecord) -> bool:
-        if known_at is not None and record.created_at > known_at:
+        if record.scope not in scopes or (known_at is not None and record.created_at > known_at):
             return False
         return admit(record, plan, now, time_filter=recipe.time_filter)
 
@@ -223,11 +234,15 @@ def _packet_chains(ctx, user_id: str, chains: list[FactChain], turn_rank: dict[s
 
 
 def _packet_entities(ctx, user_id: str, named: list[str], facts: list[PacketFact], mode: str, now: datetime,
-                     known_at: datetime | None) -> list[PacketEntity]:
-    """The entities the question names, then those the packet's facts cite, best fact first."""
+                     known_at: datetime | None, scopes: Sequence[str]) -> list[PacketEntity]:
+    """The entities the question names, then those the packet's facts cite, best fact first.
+    A named entity that no fact or turn of the searched scopes holds is left out: its
+    line would come from another scope."""
     if not named and not facts:
         return []
-    rows = ctx.store.run(user_id, q.packet_entities(named, [f.uuid for f in facts], now), read_only=True)
+    rows = ctx.store.run(user_id, q.packet_entities(named, [f.uuid for f in facts], now, scopes), read_only=True)
+    cited_names = {n for f in facts for n in (f.subject, f.object)}
+    rows = [r for r in rows if r["facts"] or r["mentioned"] or r["name"] in cited_names]
     by_uuid = {r["uuid"]: r for r in rows}
     by_name = {r["name"]: r["uuid"] for r in rows}
     cited = [by_name[n] for f in facts for n in (f.subject, f.object) if n in by_name]
@@ -301,8 +316,10 @@ def _fit_entities(entities: list[PacketEntity], used: int, budget: int) -> tuple
 
 
 def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as_of: datetime | None,
-           known_at: datetime | None, limit: int, recipe: SearchRecipe, budget_tokens: int | None = None) -> MemoryPacket:
-    """Run one search; see the module docstring for the steps."""
+           known_at: datetime | None, limit: int, recipe: SearchRecipe, budget_tokens: int | None = None,
+           scopes: Sequence[str] = ("user",)) -> MemoryPacket:
+    """Run one search; see the module docstring for the steps. Only facts and turns
+    of `scopes` become lines (candidates of other scopes are dropped before ranking)."""
     started = time.perf_counter()
     if not ctx.store.has_graph(user_id):
         return MemoryPacket(query=query, abstain=True, reason="nothing has ever been stored for this user")
@@ -313,10 +330,9 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     selves = [idx.entity_uuids[k] for k in SELF_KEYS if plan.first_person and k in idx.entity_uuids]
     fact_lists, best_fact, distance = _fact_lists(ctx, user_id, idx, plan, vector, named + selves, recipe)
     fused = _fuse(fact_lists, recipe.fact_weights, recipe.rrf_k)
-    facts = _rank_facts(ctx, user_id, fused, plan, now, known_at, limit, recipe, distance)
+    facts = _rank_facts(ctx, user_id, fused, plan, now, known_at, limit, recipe, distance, scopes)
     turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe)
     ranked_turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k)
-    turns = ranked_turns[:limit]
     best = max(best_fact, best_turn)
     signals = _abstain_signals(ctx, user_id, idx, plan, best)
     abstain, reason = abstention.decide(signals)
@@ -327,12 +343,13 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     turn_rank = {u: i for i, u in enumerate(ranked_turns)}
     why = {r.uuid: reasons(r, [n for n, found in fact_lists.items() if r.uuid in found], plan, distance) for r in facts}
     packet_facts = _packet_facts(ctx, user_id, facts, turn_rank, why)
-    chains = _packet_chains(ctx, user_id, _chains(ctx, user_id, facts, plan, now, known_at, recipe), turn_rank, why)
-    episodes = _episodes(ctx, user_id, turns, known_at, recipe)
+    chains = _packet_chains(ctx, user_id, _chains(ctx, user_id, facts, plan, now, known_at, recipe, scopes),
+                            turn_rank, why)
+    episodes = _episodes(ctx, user_id, _in_scopes(ctx, user_id, ranked_turns, scopes)[:limit], known_at, recipe, scopes)
     budget = budget_tokens or TOKENS_PER_RESULT * limit
     packet_facts, episodes, chains, tokens = _fit(packet_facts, episodes, budget, chains)
     entities = _packet_entities(ctx, user_id, list(dict.fromkeys(named + selves)), packet_facts, plan.mode, now,
-                                known_at)
+                                known_at, scopes)
     entities, with_entities = _fit_entities(entities, tokens, budget)
     tokens = with_entities if entities else tokens
     cited = list(dict.fromkeys([e.turn_id for e in episodes] + [t_ for f in packet_facts for t_ in f.source_turn_ids]

@@ -159,6 +159,7 @@ def to_records(
                 last_accessed_at=edge.last_accessed_at,
                 archived_at=edge.archived_at,
                 confidence=edge.confidence,
+                scope=edge.scope,
             )
         )
     return records
@@ -172,13 +173,17 @@ def facts_at(
     known_at: datetime | None,
     subject: str | None = None,
     now: datetime | None = None,
+    scopes: Sequence[str] | None = None,
 ) -> list[FactRecord]:
-    """Facts true at `valid_at` (default now) as known at `known_at` (default now)."""
+    """Facts true at `valid_at` (default now) as known at `known_at` (default now),
+    of every scope or only of `scopes`."""
     now = now or t.now_utc()
     if not store.has_graph(user_id):
         return []
     key = normalize_name(subject) if subject is not None else None
     rows = store.run(user_id, q.facts_at(valid_at or now, known_at, key), read_only=True)
+    if scopes is not None:
+        rows = [row for row in rows if (row.get("scope") or "user") in scopes]
     return to_records(store, user_id, rows, now=now, known_at=known_at)
 
 

@@ -152,7 +152,7 @@ def nearest_facts(vector: Sequence[float], k: int) -> Query:
     return Query(
         "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($v)) "
         "YIELD relationship AS r, score WHERE r.expired_at IS NULL "
-        "RETURN r.uuid AS uuid, r.fact AS fact, 1.0 - score AS similarity",
+        "RETURN r.uuid AS uuid, r.fact AS fact, coalesce(r.scope, 'user') AS scope, 1.0 - score AS similarity",
         {"k": int(k), "v": list(vector)},
     )
 
