@@ -1,12 +1,12 @@
-"""`python -m bench [store|ingest|speed|extraction|retrieval|forget|cli|service ...]`: run the named benchmarks (default: all)."""
+"""`python -m bench [store|ingest|speed|extraction|retrieval|nested_kv|forget|cli|service ...]`: run the named benchmarks (default: all)."""
 
 from __future__ import annotations
 
 import argparse
 
-from bench import cli, extraction, forget, ingest, retrieval, service, speed, store
+from bench import cli, extraction, forget, ingest, nested_kv, retrieval, service, speed, store
 
-SUITES = {"store": store.run, "ingest": ingest.run, "speed": speed.run, "extraction": extraction.run, "retrieval": retrieval.run, "forget": forget.run, "cli": cli.run,
+SUITES = {"store": store.run, "ingest": ingest.run, "speed": speed.run, "extraction": extraction.run, "retrieval": retrieval.run, "nested_kv": nested_kv.run, "forget": forget.run, "cli": cli.run,
           "service": service.run}
 
 

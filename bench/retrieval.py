@@ -281,7 +281,8 @@ def scale_latency(mem: Memory, sizes: Sequence[int] | None = None, timed_queries
 # -- packet size (part 4) ----------------------------------------------------------
 
 DATED_LINE = re.compile(r"^- \[\d{4}-\d{2}-\d{2} -> (\d{4}-\d{2}-\d{2}|\.\.\.)\] ")
-SOURCED_LINE = re.compile(r"; turns (?!-\))[^)]+\)$")
+SOURCED_LINE = re.compile(r"\| source: turns (?!- \|)[^|]+ \| confidence ")
+ADMITTED_LINE = re.compile(r"\| confidence \d\.\d\d \| scope \S+ \| expires \S+ \| reason: (?!-$)\S")
 
 
 def packet_size(mem: Memory, conversations: Sequence[Conversation], n: int = 50) -> dict[str, float]:
@@ -297,15 +298,16 @@ def packet_size(mem: Memory, conversations: Sequence[Conversation], n: int = 50)
     dated = sum(bool(DATED_LINE.match(line)) for line in lines)
     sourced = sum(bool(SOURCED_LINE.search(line)) for line in lines)
     both = sum(bool(DATED_LINE.match(line) and SOURCED_LINE.search(line)) for line in lines)
+    admitted = sum(bool(ADMITTED_LINE.search(line)) for line in lines)
     share = (lambda k: k / len(lines) if lines else float("nan"))
     header(f"packet size: {len(sample)} LoCoMo questions, limit 10, default budget")
     print(f"  tokens: max {max(tokens)}, mean {np.mean(tokens):.0f} (budget {TOKENS_PER_RESULT * 10}; estimate: "
           f"4 characters per token); per packet {len(lines) / len(sample):.1f} facts, {np.mean(turns):.1f} turns")
     print(f"  {len(lines)} fact lines: dated start {share(dated):.3f}, source turn id {share(sourced):.3f}, "
-          f"both {share(both):.3f}")
+          f"both {share(both):.3f}; confidence, scope, expires and a reason {share(admitted):.3f}")
     return {"questions": len(sample), "tokens_max": max(tokens), "tokens_mean": float(np.mean(tokens)),
             "fact_lines": len(lines), "dated_share": share(dated), "sourced_share": share(sourced),
-            "dated_and_sourced_share": share(both), "facts_per_packet": len(lines) / len(sample),
+            "dated_and_sourced_share": share(both), "admission_share": share(admitted), "facts_per_packet": len(lines) / len(sample),
             "turns_per_packet": float(np.mean(turns))}
 
 

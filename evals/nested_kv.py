@@ -6,7 +6,9 @@ so answering "what does K finally map to?" needs d further lookups. By default
 3 chains per depth 0-4 (45 pairs); the other 95 pairs are distractors whose
 keys and values appear nowhere else. Every pair is one turn
 "Key <uuid> maps to value <uuid>.", shuffled and spread over a few dated
-sessions. One question per chain; its evidence is the chain's turn ids (in
+sessions, and also one structured fact (``Conversation.facts``: key MAPS_TO
+value, citing its turn), which a system with a fact store imports as such
+(graphmem: ``add_fact``), as MemGPT's task hands the pairs over as data. One question per chain; its evidence is the chain's turn ids (in
 chain order) and its answer the terminal value.
 
 Retrieval metric per depth (:func:`lookup_found`): does the context hold the
@@ -28,10 +30,11 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.schema.errors import InvalidInput
-from graphmem.ingest.loaders import Conversation, Question, Session, Turn
+from graphmem.ingest.loaders import Conversation, Question, Session, StatedFact, Turn
 from graphmem.schema.time import UTC
 
 PAIRS = 140
+PREDICATE = "MAPS_TO"
 DEPTHS = (0, 1, 2, 3, 4)
 CHAINS_PER_DEPTH = 3
 SESSIONS = 4
@@ -98,8 +101,10 @@ def generate(seed: int = 0, pairs: int = PAIRS, depths: Sequence[int] = DEPTHS,
                                                         for p in c.pairs())))
         for i, c in enumerate(chains)
     )
+    facts = tuple(StatedFact(subject=k, predicate=PREDICATE, object=v, fact=turn_text(k, v), turn_id=turn_of[(k, v)])
+                  for k, v in all_pairs)
     return Conversation(conversation_id=f"nested_kv_{seed}", speakers=("user",), sessions=tuple(built),
-                        questions=questions)
+                        questions=questions, facts=facts)
 
 
 def chain_values(question: Question, conversation: Conversation) -> list[str]:

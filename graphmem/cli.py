@@ -155,13 +155,14 @@ def facts(
     valid_at: Annotated[Optional[str], typer.Option(help=f"true at this time; default now. {TIME_HELP}")] = None,
     known_at: Annotated[Optional[str], typer.Option(help="as graphmem knew it then; default now")] = None,
     subject: Annotated[Optional[str], typer.Option(help="only facts about this entity")] = None,
+    scope: Annotated[Optional[list[str]], typer.Option(help="only this scope (repeatable); default every scope")] = None,
     data_dir: DataDirOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Facts true at a time as known at a time."""
     valid, known = time_option(valid_at, "--valid-at"), time_option(known_at, "--known-at")
     with opened(data_dir, read=True, user=user) as mem:
-        _print_facts(mem.facts(user, valid_at=valid, known_at=known, subject=subject), as_json)
+        _print_facts(mem.facts(user, valid_at=valid, known_at=known, subject=subject, scopes=scope or None), as_json)
 
 
 @app.command()
@@ -193,13 +194,14 @@ def search(
     user: UserOpt,
     now: Annotated[Optional[str], typer.Option(help=f"anchor for relative times; default now. {TIME_HELP}")] = None,
     limit: Annotated[int, typer.Option(help="facts and turns to return")] = 10,
+    scope: Annotated[Optional[list[str]], typer.Option(help="a scope to read (repeatable); default user")] = None,
     data_dir: DataDirOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """A dated memory packet for QUERY, or an abstention. --json adds the prompt text as "prompt"."""
     anchor = time_option(now, "--now")
     with opened(data_dir, read=True, user=user, embedder=query_embedder()) as mem:
-        packet = mem.search(user, query, now=anchor, limit=limit)
+        packet = mem.search(user, query, now=anchor, limit=limit, scopes=scope or ["user"])
         if as_json:
             typer.echo(json.dumps({**packet.model_dump(mode="json"), "prompt": packet.to_prompt()}, indent=2))
         else:

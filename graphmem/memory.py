@@ -27,7 +27,7 @@ from graphmem.embedding.embedder import Embedder, default_embedder, fast_embedde
 from graphmem.schema.errors import InvalidInput
 from graphmem.schema.inputs import FactInput
 from graphmem.schema import time as t
-from graphmem.schema.models import FactEdge, check_user_id, normalize_predicate
+from graphmem.schema.models import DEFAULT_SCOPE, FactEdge, check_scope, check_scopes, check_user_id, normalize_predicate
 from graphmem.ingest.extraction import Cached, Extractor
 from graphmem.graph.llm_cache import LLMCache
 from graphmem.ingest.pipeline import IngestContext, write_session
@@ -68,9 +68,10 @@ def _ids(values: object, field: str) -> list[str]:
     return [check_id(v, f"{field}[{i}]", MAX_NAME_CHARS) for i, v in enumerate(values)]
 
 
-def _importance(value: object) -> float:
+def _unit(value: object, field: str) -> float:
+    """A share from 0 to 1 (importance, confidence)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-        raise InvalidInput(f"importance must be a number from 0 to 1, got {value!r}")
+        raise InvalidInput(f"{field} must be a number from 0 to 1, got {value!r}")
     return float(value)
 
 
@@ -195,6 +196,7 @@ class Memory:
         session_id: str | None = None,
         *,
         ttl: timedelta | None = None,
+        scope: str = DEFAULT_SCOPE,
     ) -> WriteResult:
         """Store a conversation session and the facts it states.
 
@@ -214,7 +216,10 @@ class Memory:
         :param ttl: every fact of this write expires ``ttl`` after the session
             time (a fact's own "until ..." wins): it then leaves search and
             waits for `purge`.
-        :raises InvalidInput: bad user id, turns, time or ttl; nothing is written.
+        :param scope: ``user`` (default), ``project:<id>`` or ``agent:<id>``: the
+            turns and the facts extracted from them belong to it; a search reads
+            only the scopes it is given, and facts contradict only within a scope.
+        :raises InvalidInput: bad user id, turns, time, ttl or scope; nothing is written.
         :raises ExtractionError: the LLM endpoint stayed down; the turns are
             stored and extracted by the next write.
         :raises StoreError: FalkorDB failed.
@@ -224,6 +229,7 @@ class Memory:
             WriteResult(episodes=1, ..., facts_added=1, ...)
         """
         check_user_id(user_id)
+        scope = check_scope(scope)
         if ttl is not None and (not isinstance(ttl, timedelta) or ttl <= timedelta(0)):
             raise InvalidInput("ttl must be a positive datetime.timedelta")
         session = validate_session(
@@ -232,7 +238,7 @@ class Memory:
             session_id,
             max_turn_chars=self.settings.max_turn_chars,
             max_turns=self.settings.max_turns_per_write,
-        )
+        ).model_copy(update={"scope": scope})
         self._open_graph(user_id)
         context = IngestContext(store=self.store, embed=self._embed, extractor=self.extractor)
         with self.store.user_lock(user_id):
@@ -251,6 +257,7 @@ class Memory:
         *,
         recipe: SearchRecipe | str | None = None,
         budget_tokens: int | None = None,
+        scopes: Sequence[str] = (DEFAULT_SCOPE,),
     ) -> MemoryPacket:
         """Answer a question with a dated memory packet, or abstain.
 
@@ -266,7 +273,9 @@ class Memory:
         :param limit: at most this many facts and turns, 1 to 100.
         :param recipe: a `SearchRecipe` or the name of one (`retrieval.recipes`).
         :param budget_tokens: drop the least relevant lines until the packet fits.
-        :raises InvalidInput: bad user id, query, time, limit, budget or recipe
+        :param scopes: the scopes to read (default ``["user"]``); no fact, chain,
+            turn or entity line comes from any other.
+        :raises InvalidInput: bad user id, query, time, limit, budget, scopes or recipe
             (an unknown name, or a list or reranker name that is not one of the enums).
         :raises StoreError: FalkorDB failed.
 
@@ -275,6 +284,7 @@ class Memory:
             'Shanghai'
         """
         check_user_id(user_id)
+        chosen_scopes = check_scopes(scopes)
         text = _text(query, "query", self.settings.max_query_chars)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 100:
             raise InvalidInput("limit must be an integer from 1 to 100")
@@ -295,6 +305,7 @@ class Memory:
             limit=limit,
             recipe=chosen,
             budget_tokens=budget_tokens,
+            scopes=chosen_scopes,
         )
 
     def add_fact(
@@ -314,6 +325,8 @@ class Memory:
         importance: float = 0.5,
         expires_at: TimeLike | None = None,
         embedding: Sequence[float] | None = None,
+        confidence: float = 1.0,
+        scope: str = DEFAULT_SCOPE,
     ) -> AddFactResult:
         """Record one fact directly (the store-level write under `write()`).
 
@@ -335,6 +348,8 @@ class Memory:
         :param importance: 0 to 1, weighs decay and capacity archiving.
         :param expires_at: leaves search then, deleted by `purge`.
         :param embedding: the fact's vector, if already computed.
+        :param confidence: 0 to 1, how sure the caller is; shown on packet lines.
+        :param scope: ``user`` (default), ``project:<id>`` or ``agent:<id>``.
         :raises InvalidInput: any bad argument (invalid_at not after valid_at,
             wrong embedding size, ...); nothing is written.
         :raises StoreError: FalkorDB failed.
@@ -453,7 +468,9 @@ class Memory:
             target_node_uuid="",
             episodes=_ids(episodes, "episodes"),
             derived_from=_ids(derived_from, "derived_from"),
-            importance=_importance(importance),
+            importance=_unit(importance, "importance"),
+            confidence=_unit(confidence, "confidence"),
+            scope=check_scope(scope),
             expires_at=t.to_utc_or_none(expires_at, field="expires_at"),
             **({"created_at": created_at} if created_at is not None else {}),
         )
@@ -487,6 +504,7 @@ class Memory:
         known_at: TimeLike | None = None,
         *,
         subject: str | None = None,
+        scopes: Sequence[str] | None = None,
     ) -> list[FactRecord]:
         """Facts true at `valid_at` as known at `known_at` (`fact_repository.facts_at`).
 
@@ -494,7 +512,9 @@ class Memory:
         :param valid_at: the moment the facts are true at (default now).
         :param known_at: answer as graphmem knew things then (default now).
         :param subject: only facts about this entity name.
-        :raises InvalidInput: a bad user id, time or subject.
+        :param scopes: only facts of these scopes (default: every scope; this is
+            the owner's view, unlike `search`, which reads ``["user"]`` by default).
+        :raises InvalidInput: a bad user id, time, subject or scopes.
         :raises StoreError: FalkorDB failed.
 
         Example:
@@ -508,6 +528,7 @@ class Memory:
             valid_at=t.to_utc_or_none(valid_at, field="valid_at"),
             known_at=t.to_utc_or_none(known_at, field="known_at"),
             subject=_name(subject, "subject") if subject is not None else None,
+            scopes=check_scopes(scopes) if scopes is not None else None,
         )
 
     def history(self, user_id: str, entity_or_fact: str) -> Timeline:

@@ -65,6 +65,8 @@ class ExtractedFact(BaseModel):
     importance: float = 0.5
     expires_at: datetime | None = None
     derived_from: list[int] = Field(default_factory=list)
+    confidence: float = Field(0.8, ge=0.0, le=1.0,
+                              description="how sure the extractor is that the turn states this; shown on packet lines")
 
 
 class Extraction(BaseModel):

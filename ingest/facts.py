@@ -65,7 +65,7 @@ def candidates_for(store: Store, user_id: str, plan: PlannedFact) -> list[tuple[
         if row["expired_at"] is None:
             seen[row["uuid"]] = row["fact"]
     for row in store.run(user_id, q.nearest_facts(plan.embedding.tolist(), SIMILAR_K), read_only=True):
-        if row["similarity"] >= SIMILAR_FACT:
+        if row["similarity"] >= SIMILAR_FACT and row["scope"] == plan.edge.scope:  # never merge across scopes
             seen.setdefault(row["uuid"], row["fact"])
     return list(seen.items())
 

@@ -119,13 +119,26 @@ class Question(_Frozen):
         return None if value is None else to_utc(value, field="question_time")
 
 
+class StatedFact(_Frozen):
+    """A fact a dataset states in structured form beside its turns (the nested
+    key-value task's pairs): imported with ``Memory.add_fact``, citing ``turn_id``."""
+
+    subject: str
+    predicate: str
+    object: str
+    fact: str
+    turn_id: str
+
+
 class Conversation(_Frozen):
-    """One user's sessions and the questions asked about them."""
+    """One user's sessions and the questions asked about them; ``facts``: what the
+    dataset also gives as structured facts (none for LoCoMo and LongMemEval)."""
 
     conversation_id: str
     speakers: tuple[str, ...]
     sessions: tuple[Session, ...]
     questions: tuple[Question, ...]
+    facts: tuple[StatedFact, ...] = ()
 
     def turns_by_id(self) -> dict[str, Turn]:
         """Every turn of every session, keyed by turn id."""

@@ -68,6 +68,7 @@ def build_episodes(user_id: str, session: SessionIn, now: datetime) -> list[Epis
             turn_index=i,
             speaker=turn.speaker,
             content_hash=content_hash(turn.content),
+            scope=session.scope,
         )
         for i, turn in enumerate(session.turns)
     ]
@@ -159,6 +160,8 @@ def plan_facts(
             source_node_uuid=uuids.get(keys[0], "-"),
             target_node_uuid=uuids.get(keys[1], "-"),
             importance=fact.importance,
+            confidence=fact.confidence,
+            scope=episode.scope,
             expires_at=fact.expires_at or (episode.valid_at + ttl if ttl else None),
         )
         plans.append(

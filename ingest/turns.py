@@ -45,6 +45,7 @@ class SessionIn(BaseModel):
     turns: tuple[TurnIn, ...]
     session_time: datetime
     session_id: str | None = None
+    scope: str = "user"
 
     def key(self) -> str:
         """What identifies the session for idempotency: its id, else its time."""
@@ -96,7 +97,10 @@ def validate_session(
 
 def episode_uuid(user_id: str, session: SessionIn, index: int, text: str) -> str:
     """Deterministic: the same turn of the same session always gets the same uuid."""
-    return str(uuid.uuid5(EPISODE_NAMESPACE, f"{user_id}\x1f{session.key()}\x1f{index}\x1f{content_hash(text)}"))
+    key = f"{user_id}\x1f{session.key()}\x1f{index}\x1f{content_hash(text)}"
+    if session.scope != "user":  # the same turn in two scopes is two episodes; user-scope uuids stay as they were
+        key += f"\x1f{session.scope}"
+    return str(uuid.uuid5(EPISODE_NAMESPACE, key))
 
 
 def short_time(moment: datetime) -> str:

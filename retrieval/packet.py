@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 CHARS_PER_TOKEN = 4
+FACTS_TITLE = "FACTS ([valid from -> until] fact (status) | source | confidence | scope | expires | reason):"
 ENTITIES_TITLE = "ENTITIES (as of the question's time):"
 
 
@@ -41,8 +42,13 @@ class PacketFact(BaseModel):
     source_turn_ids: tuple[str, ...] = Field((), description="the most relevant source turns, best first")
     sources_total: int = Field(0, description="how many turns stated the fact; may exceed source_turn_ids")
     score: float = 0.0
+    confidence: float = Field(1.0, description="how sure the writer was (add_fact 1.0; extraction the extractor's)")
+    scope: str = Field("user", description="the scope the fact was written in")
+    expires: datetime | None = Field(None, description="when it leaves search (None: never)")
+    reason: tuple[str, ...] = Field((), description="the signals that let it in (`retrieval.admission.REASONS`)")
 
     def line(self) -> str:
+        """The packet form: fact / source / confidence / scope / expires / reason."""
         status = self.status
         if self.status == "superseded" and self.superseded_by_fact:
             status = f"superseded by: {self.superseded_by_fact}"
@@ -50,7 +56,42 @@ class PacketFact(BaseModel):
         more = self.sources_total - len(self.source_turn_ids)
         if more > 0:
             sources += f" +{more} more"
-        return f"- [{_day(self.valid_at)} -> {_day(self.invalid_at)}] {self.fact} ({status}; turns {sources})"
+        expires = _day(self.expires) if self.expires else "never"
+        return (f"- [{_day(self.valid_at)} -> {_day(self.invalid_at)}] {self.fact} ({status}) | source: turns {sources}"
+                f" | confidence {self.confidence:.2f} | scope {self.scope} | expires {expires}"
+                f" | reason: {', '.join(self.reason) or '-'}")
+
+
+CHAINS_TITLE = "CHAINS (each value looked up again until it is no key):"
+STOP_TEXT = {
+    "cycle": "not verified: the chain comes back to a key it passed",
+    "branch": "not verified: the relation branches here (several next facts)",
+    "depth": "not verified: stopped at the hop limit",
+}
+
+
+class PacketChain(BaseModel):
+    """A lookup followed to its end (`retrieval.chains`): ``steps[0]`` is a packet
+    fact, each next step's subject the previous step's object, all on one
+    relation. ``verified_terminal``: no admitted fact on that relation has
+    ``terminal`` as its subject, so it is the value, not another key."""
+
+    model_config = ConfigDict(frozen=True)
+
+    predicate: str
+    steps: tuple[PacketFact, ...]
+    terminal: str
+    verified_terminal: bool
+    stop: Literal["terminal", "cycle", "branch", "depth"]
+
+    def line(self) -> str:
+        hops = " -> ".join(f"{s.subject} {s.predicate} {s.object} (turns {', '.join(s.source_turn_ids) or '-'})"
+                           for s in self.steps)
+        if self.verified_terminal:
+            end = f"verified terminal: no {self.predicate} fact about {self.terminal}"
+        else:
+            end = STOP_TEXT[self.stop]
+        return f"- {hops} => {self.terminal} ({len(self.steps)} steps; {end})"
 
 
 class PacketEntity(BaseModel):
@@ -89,6 +130,7 @@ class PacketEpisode(BaseModel):
     speaker: str
     content: str
     score: float = 0.0
+    scope: str = "user"
 
     def line(self) -> str:
         return f"- [{_day(self.session_time)}] {self.speaker}: {self.content} (turn {self.turn_id})"
@@ -106,6 +148,7 @@ class MemoryPacket(BaseModel):
     query: str
     mode: Literal["current", "historical", "as_of"] = "current"
     facts: tuple[PacketFact, ...] = ()
+    chains: tuple[PacketChain, ...] = Field((), description="lookups from packet facts followed to their end")
     entities: tuple[PacketEntity, ...] = ()
     episodes: tuple[PacketEpisode, ...] = ()
     abstain: bool = False
@@ -125,7 +168,8 @@ class MemoryPacket(BaseModel):
         if self.abstain:
             return f"MEMORY: nothing relevant was ever said ({self.reason})."
         sections = [
-            ("FACTS (valid from -> until):", [f.line() for f in self.facts]),
+            (FACTS_TITLE, [f.line() for f in self.facts]),
+            (CHAINS_TITLE, [c.line() for c in self.chains]),
             ("EVIDENCE TURNS:", [e.line() for e in self.episodes]),
             (ENTITIES_TITLE, [e.line() for e in self.entities]),
         ]

@@ -25,11 +25,14 @@ from graphmem.graph import cypher as q
 from graphmem.schema.errors import InvalidInput
 from graphmem.graph import fact_repository
 from graphmem.retrieval import abstention
+from graphmem.retrieval.admission import CHAIN_STEP, admit, reasons
+from graphmem.retrieval.chains import FactChain, follow_chains
 from graphmem.schema.decay import decay_rerank
 from graphmem.retrieval.fusion import get_reranker, mmr, rrf
 from graphmem.retrieval.index import UserIndexes, WarmIndexes
 from graphmem.retrieval.packet import (
-    ENTITIES_TITLE, MemoryPacket, PacketEntity, PacketEpisode, PacketFact, estimate_tokens,
+    CHAINS_TITLE, ENTITIES_TITLE, MemoryPacket, PacketChain, PacketEntity, PacketEpisode, PacketFact,
+    estimate_tokens,
 )
 from graphmem.retrieval.query import QueryPlan, analyze
 from graphmem.retrieval.recipes import FactList, Reranker, SearchRecipe, TurnList
@@ -49,24 +52,6 @@ class RetrievalContext:
     store: Store
     embed: Callable[[Sequence[str]], np.ndarray]
     indexes: WarmIndexes
-
-
-def keep_for_mode(record: FactRecord, plan: QueryPlan, now: datetime) -> bool:
-    """Current facts by default; the past for historical questions; the named range for as-of."""
-    if record.expires_at is not None and record.expires_at <= now:
-        return False
-    if record.archived_at is not None:
-        return False
-    if plan.mode == "current":
-        return record.status == "current" and (record.valid_at is None or record.valid_at <= now)
-    if plan.mode == "historical":
-        return True
-    start, end = plan.range_start, plan.range_end
-    if end is None:
-        return (record.valid_at is None or record.valid_at <= start) and (
-            record.invalid_at is None or record.invalid_at > start
-        )
-    return (record.valid_at is None or record.valid_at < end) and (record.invalid_at is None or record.invalid_at > start)
 
 
 def _fact_lists(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: QueryPlan, vector, entity_uuids,
@@ -109,7 +94,8 @@ def _fuse[L: (FactList, TurnList)](lists: dict[L, list[str]], weights: dict[L, f
     return [s.doc_id for s in rrf([lists[n] for n in names], k=k, weights=[weights[n] for n in names])]
 
 
-def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, recipe, distance) -> list[FactRecord]:
+def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, recipe, distance,
+                scopes: Sequence[str] = ("user",)) -> list[FactRecord]:
     if not ordered:
         return []
     pool = ordered[: max(limit * 4, 20)]
@@ -117,7 +103,8 @@ def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, re
     records = {r.uuid: r for r in fact_repository.to_records(ctx.store, user_id, rows, now=now, known_at=known_at)}
     if known_at is not None:
         records = {u: r for u, r in records.items() if r.created_at <= known_at}
-    kept = [records[u] for u in pool if u in records and (not recipe.time_filter or keep_for_mode(records[u], plan, now))]
+    kept = [records[u] for u in pool if u in records and records[u].scope in scopes
+            and admit(records[u], plan, now, time_filter=recipe.time_filter)]
     if recipe.reranker == "mmr" and kept:
         vectors = dict(zip([r.uuid for r in kept], ctx.embed([r.fact for r in kept])))
         relevance = {r.uuid: 1.0 / (i + 1) for i, r in enumerate(kept)}
@@ -166,20 +153,29 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
     return lists, best
 
 
-def _episodes(ctx, user_id, ordered: list[str], known_at, recipe) -> list[PacketEpisode]:
+def _in_scopes(ctx, user_id: str, ordered: list[str], scopes: Sequence[str]) -> list[str]:
+    """The turns of `scopes`, in order: the turn lists are built over every scope."""
+    if not ordered:
+        return []
+    scope_of = {r["uuid"]: r["scope"] for r in ctx.store.run(user_id, q.episode_scopes(ordered), read_only=True)}
+    return [u for u in ordered if scope_of.get(u) in scopes]
+
+
+def _episodes(ctx, user_id, ordered: list[str], known_at, recipe, scopes: Sequence[str]) -> list[PacketEpisode]:
     if not ordered:
         return []
     rows = {r["uuid"]: r for r in ctx.store.run(user_id, q.episodes_by_uuid(ordered), read_only=True)}
     episodes = []
     for rank, uuid in enumerate(ordered):
         row = rows.get(uuid)
-        if row is None or (known_at is not None and t.decode(row["created_at"]) > known_at):
+        if row is None or row["scope"] not in scopes or (known_at is not None and t.decode(row["created_at"]) > known_at):
             continue
         content = row["content"]
         if len(content) > recipe.max_turn_chars:
             content = content[: recipe.max_turn_chars - 1] + "…"
         episodes.append(PacketEpisode(turn_id=row["turn_id"], session_time=t.decode(row["session_time"]),
-                                      speaker=row["speaker"], content=content, score=1.0 / (rank + 1)))
+                                      speaker=row["speaker"], content=content, score=1.0 / (rank + 1),
+                                      scope=row["scope"]))
     return episodes
 
 
@@ -192,7 +188,8 @@ def pick_sources(episodes: Sequence[str], rank: dict[str, int], keep: int) -> li
     return (ranked + recent)[:keep]
 
 
-def _packet_facts(ctx, user_id: str, records: list[FactRecord], turn_rank: dict[str, int]) -> list[PacketFact]:
+def _packet_facts(ctx, user_id: str, records: list[FactRecord], turn_rank: dict[str, int],
+                  why: dict[str, tuple[str, ...]]) -> list[PacketFact]:
     picked = {r.uuid: pick_sources(r.episodes, turn_rank, SOURCES_PER_FACT) for r in records}
     wanted = sorted({u for r in records if len(r.episodes) > SOURCES_PER_FACT for u in picked[r.uuid]})
     names = {row["uuid"]: row["name"] for row in ctx.store.run(user_id, q.episode_names(wanted), read_only=True)} if wanted else {}
@@ -204,17 +201,48 @@ def _packet_facts(ctx, user_id: str, records: list[FactRecord], turn_rank: dict[
             source_turn_ids=(tuple(names[u] for u in picked[r.uuid] if u in names)
                              if len(r.episodes) > SOURCES_PER_FACT else r.source_turn_ids),
             sources_total=len(r.source_turn_ids), score=1.0 / (rank + 1),
+            confidence=r.confidence, scope=r.scope, expires=r.expires_at, reason=why.get(r.uuid, ()),
         )
         for rank, r in enumerate(records)
     ]
 
 
+def _chains(ctx, user_id: str, facts: list[FactRecord], plan: QueryPlan, now: datetime, known_at: datetime | None,
+            recipe: SearchRecipe, scopes: Sequence[str]) -> list[FactChain]:
+    """The packet facts whose object is itself a key on the same relation, followed
+    to the end (`retrieval.chains`); a fact that leads nowhere is no chain."""
+    def lookup(pairs):
+        return fact_repository.facts_from(ctx.store, user_id, pairs, now=now, known_at=known_at)
+
+    def admitted(record: FactRecord) -> bool:
+        if record.scope not in scopes or (known_at is not None and record.created_at > known_at):
+            return False
+        return admit(record, plan, now, time_filter=recipe.time_filter)
+
+    return [c for c in follow_chains(facts, lookup, admitted) if len(c.steps) > 1]
+
+
+def _packet_chains(ctx, user_id: str, chains: list[FactChain], turn_rank: dict[str, int],
+                   why: dict[str, tuple[str, ...]]) -> list[PacketChain]:
+    """Chains as packet lines; a step after the first is there because the chain led to it."""
+    out = []
+    for c in chains:
+        step_why = {s.uuid: why.get(s.uuid, ()) + (CHAIN_STEP,) for s in c.steps[1:]} | {c.steps[0].uuid: why[c.steps[0].uuid]}
+        out.append(PacketChain(predicate=c.predicate, steps=tuple(_packet_facts(ctx, user_id, list(c.steps), turn_rank, step_why)),
+                               terminal=c.terminal, verified_terminal=c.verified_terminal, stop=c.stop))
+    return out
+
+
 def _packet_entities(ctx, user_id: str, named: list[str], facts: list[PacketFact], mode: str, now: datetime,
-                     known_at: datetime | None) -> list[PacketEntity]:
-    """The entities the question names, then those the packet's facts cite, best fact first."""
+                     known_at: datetime | None, scopes: Sequence[str]) -> list[PacketEntity]:
+    """The entities the question names, then those the packet's facts cite, best fact first.
+    A named entity that no fact or turn of the searched scopes holds is left out: its
+    line would come from another scope."""
     if not named and not facts:
         return []
-    rows = ctx.store.run(user_id, q.packet_entities(named, [f.uuid for f in facts], now), read_only=True)
+    rows = ctx.store.run(user_id, q.packet_entities(named, [f.uuid for f in facts], now, scopes), read_only=True)
+    cited_names = {n for f in facts for n in (f.subject, f.object)}
+    rows = [r for r in rows if r["facts"] or r["mentioned"] or r["name"] in cited_names]
     by_uuid = {r["uuid"]: r for r in rows}
     by_name = {r["name"]: r["uuid"] for r in rows}
     cited = [by_name[n] for f in facts for n in (f.subject, f.object) if n in by_name]
@@ -250,19 +278,27 @@ def entity_view(row: dict, known_since: datetime | None, named: bool, facts: lis
     )
 
 
-def _fit(facts: list[PacketFact], episodes: list[PacketEpisode], budget: int):
+def _fit(facts: list[PacketFact], episodes: list[PacketEpisode], budget: int, chains: Sequence[PacketChain] = ()):
     """Drop the least relevant lines until the rendered packet fits `budget` tokens.
 
-    The most relevant line always stays: a packet that does not abstain is never
-    empty, even when that one line alone is over the budget."""
+    A chain goes with the fact it starts from. The most relevant line always
+    stays: a packet that does not abstain is never empty, even when that one
+    line alone is over the budget."""
+    def kept_chains() -> list[PacketChain]:
+        starts = {f.uuid for f in facts}
+        return [c for c in chains if c.steps[0].uuid in starts]
+
     def cost():
-        return sum(estimate_tokens(f.line()) + 1 for f in facts) + sum(estimate_tokens(e.line()) + 1 for e in episodes) + 12
+        lines = [f.line() for f in facts] + [e.line() for e in episodes]
+        kept = kept_chains()
+        lines += [c.line() for c in kept] + ([CHAINS_TITLE] if kept else [])
+        return sum(estimate_tokens(line) + 1 for line in lines) + 12
     while cost() > budget and len(facts) + len(episodes) > 1:
         if episodes and (len(episodes) >= len(facts)):
             episodes.pop()
         else:
             facts.pop()
-    return facts, episodes, cost()
+    return facts, episodes, kept_chains(), cost()
 
 
 def _fit_entities(entities: list[PacketEntity], used: int, budget: int) -> tuple[list[PacketEntity], int]:
@@ -280,8 +316,10 @@ def _fit_entities(entities: list[PacketEntity], used: int, budget: int) -> tuple
 
 
 def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as_of: datetime | None,
-           known_at: datetime | None, limit: int, recipe: SearchRecipe, budget_tokens: int | None = None) -> MemoryPacket:
-    """Run one search; see the module docstring for the steps."""
+           known_at: datetime | None, limit: int, recipe: SearchRecipe, budget_tokens: int | None = None,
+           scopes: Sequence[str] = ("user",)) -> MemoryPacket:
+    """Run one search; see the module docstring for the steps. Only facts and turns
+    of `scopes` become lines (candidates of other scopes are dropped before ranking)."""
     started = time.perf_counter()
     if not ctx.store.has_graph(user_id):
         return MemoryPacket(query=query, abstain=True, reason="nothing has ever been stored for this user")
@@ -292,10 +330,9 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     selves = [idx.entity_uuids[k] for k in SELF_KEYS if plan.first_person and k in idx.entity_uuids]
     fact_lists, best_fact, distance = _fact_lists(ctx, user_id, idx, plan, vector, named + selves, recipe)
     fused = _fuse(fact_lists, recipe.fact_weights, recipe.rrf_k)
-    facts = _rank_facts(ctx, user_id, fused, plan, now, known_at, limit, recipe, distance)
+    facts = _rank_facts(ctx, user_id, fused, plan, now, known_at, limit, recipe, distance, scopes)
     turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe)
     ranked_turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k)
-    turns = ranked_turns[:limit]
     best = max(best_fact, best_turn)
     signals = _abstain_signals(ctx, user_id, idx, plan, best)
     abstain, reason = abstention.decide(signals)
@@ -303,19 +340,25 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
         return MemoryPacket(query=query, mode=plan.mode, abstain=True, best_similarity=best, reason=reason,
                             topic_coverage=signals.coverage, masked_similarity=signals.masked_similarity,
                             timings_ms={"total": (time.perf_counter() - started) * 1000})
-    packet_facts = _packet_facts(ctx, user_id, facts, {u: i for i, u in enumerate(ranked_turns)})
-    episodes = _episodes(ctx, user_id, turns, known_at, recipe)
+    turn_rank = {u: i for i, u in enumerate(ranked_turns)}
+    why = {r.uuid: reasons(r, [n for n, found in fact_lists.items() if r.uuid in found], plan, distance) for r in facts}
+    packet_facts = _packet_facts(ctx, user_id, facts, turn_rank, why)
+    chains = _packet_chains(ctx, user_id, _chains(ctx, user_id, facts, plan, now, known_at, recipe, scopes),
+                            turn_rank, why)
+    episodes = _episodes(ctx, user_id, _in_scopes(ctx, user_id, ranked_turns, scopes)[:limit], known_at, recipe, scopes)
     budget = budget_tokens or TOKENS_PER_RESULT * limit
-    packet_facts, episodes, tokens = _fit(packet_facts, episodes, budget)
+    packet_facts, episodes, chains, tokens = _fit(packet_facts, episodes, budget, chains)
     entities = _packet_entities(ctx, user_id, list(dict.fromkeys(named + selves)), packet_facts, plan.mode, now,
-                                known_at)
+                                known_at, scopes)
     entities, with_entities = _fit_entities(entities, tokens, budget)
     tokens = with_entities if entities else tokens
-    cited = list(dict.fromkeys([e.turn_id for e in episodes] + [t_ for f in packet_facts for t_ in f.source_turn_ids]))
+    cited = list(dict.fromkeys([e.turn_id for e in episodes] + [t_ for f in packet_facts for t_ in f.source_turn_ids]
+                               + [t_ for c in chains for f in c.steps for t_ in f.source_turn_ids]))
     if packet_facts:
         ctx.store.run(user_id, q.touch_facts([f.uuid for f in packet_facts], t.now_utc()))
     return MemoryPacket(
-        query=query, mode=plan.mode, facts=tuple(packet_facts), episodes=tuple(episodes), entities=tuple(entities),
+        query=query, mode=plan.mode, facts=tuple(packet_facts), chains=tuple(chains), episodes=tuple(episodes),
+        entities=tuple(entities),
         cited_turn_ids=tuple(cited), tokens=tokens, best_similarity=best,
         topic_coverage=signals.coverage, masked_similarity=signals.masked_similarity,
         timings_ms={"total": (time.perf_counter() - started) * 1000},

@@ -21,6 +21,8 @@ from graphmem.schema import time as t
 
 USER_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,128}\Z")
 PREDICATE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_ ]{0,63}$")
+DEFAULT_SCOPE = "user"
+SCOPE_RE = re.compile(r"(user|(project|agent):[A-Za-z0-9_.-]{1,64})\Z")
 
 
 def check_user_id(user_id: object) -> str:
@@ -35,6 +37,36 @@ def check_user_id(user_id: object) -> str:
             f"user id {user_id!r} is invalid: use 1-128 characters from A-Z, a-z, 0-9, '_' and '-'"
         )
     return user_id
+
+
+def check_scope(scope: object) -> str:
+    """A scope is ``user`` (the default), ``project:<id>`` or ``agent:<id>`` (id: 1-64
+    letters, digits, ``_ . -``). It is stored on episodes and facts and compared, never
+    parsed further, so it is whitelisted.
+
+    Example:
+        >>> check_scope("project:apollo-2")
+        'project:apollo-2'
+    """
+    if not isinstance(scope, str) or not SCOPE_RE.match(scope):
+        raise InvalidInput(f"scope {scope!r} is invalid: use 'user', 'project:<id>' or 'agent:<id>' "
+                           "(id: 1-64 characters from A-Z, a-z, 0-9, '_', '.' and '-')")
+    return scope
+
+
+def check_scopes(scopes: object) -> tuple[str, ...]:
+    """A non-empty list of scopes (a bare string is refused, not split into letters)."""
+    if isinstance(scopes, (str, bytes, dict)) or not isinstance(scopes, (list, tuple, set, frozenset)) or not scopes:
+        raise InvalidInput(f"scopes must be a non-empty list of scopes, got {scopes!r}")
+    return tuple(dict.fromkeys(check_scope(s) for s in scopes))
+
+
+def scoped_slot(slot: str, scope: str) -> str:
+    """Facts contradict each other only within one scope: a project's "lives in"
+    never closes the user's. The user scope keeps the bare slot (stored graphs
+    stay as they are)."""
+    suffix = f"@{scope}"
+    return slot if scope == DEFAULT_SCOPE or slot.endswith(suffix) else slot + suffix
 
 
 def normalize_predicate(predicate: object) -> str:
@@ -100,6 +132,7 @@ class EpisodicNode(GraphModel):
     turn_index: int = 0
     speaker: str = ""
     content_hash: str = ""
+    scope: str = DEFAULT_SCOPE
 
 
 class EntityNode(GraphModel):
@@ -165,10 +198,13 @@ class FactEdge(GraphModel):
     last_accessed_at: datetime | None = None
     expires_at: datetime | None = None
     archived_at: datetime | None = None
+    confidence: float = Field(1.0, description="how sure the writer was, 0-1 (add_fact: 1; extraction: the extractor's)")
+    scope: str = Field(DEFAULT_SCOPE, description="user, project:<id> or agent:<id>; search reads only the scopes it is given")
 
     def model_post_init(self, _: Any) -> None:
         if not self.slot:
             self.slot = self.name
+        self.slot = scoped_slot(self.slot, self.scope)
 
     def order_key(self) -> datetime:
         """Where this fact starts on the timeline when ``valid_at`` is unknown."""

@@ -36,6 +36,8 @@ class FactRecord(BaseModel):
     access_count: int = 0
     last_accessed_at: datetime | None = None
     archived_at: datetime | None = None
+    confidence: float = 1.0
+    scope: str = "user"
 
     def range_text(self) -> str:
         """'2024-03-01 -> 2024-06-01', with '...' for an open end."""

@@ -244,3 +244,21 @@ def test_facts_and_search_leave_torch_and_the_rule_extractor_unimported(sample_s
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert "Beijing" in done.stdout and lines[-1] == "[]"
+
+
+def test_search_and_facts_take_scopes(tmp_path, embedder):
+    from graphmem import Memory
+
+    d = tmp_path / "gm"
+    with Memory(data_dir=d, embedder=embedder) as mem:
+        mem.add_fact("cli", "cli", "lives_in", "Beijing", valid_at="2024-03-01")
+        mem.add_fact("cli", "cli", "lives_in", "Oslo", valid_at="2024-03-01", scope="project:apollo")
+    mine = run("search", "Where does cli live?", "--user", "cli", "--data-dir", str(d)).output
+    assert "Beijing" in mine and "Oslo" not in mine
+    both = run("search", "Where does cli live?", "--user", "cli", "--data-dir", str(d),
+               "--scope", "user", "--scope", "project:apollo").output
+    assert "Beijing" in both and "| scope project:apollo |" in both
+    facts = json.loads(run("facts", "--user", "cli", "--data-dir", str(d), "--scope", "project:apollo", "--json").output)
+    assert [f["object"] for f in facts] == ["Oslo"]
+    bad = run("search", "x", "--user", "cli", "--data-dir", str(d), "--scope", "team:x")
+    assert bad.exit_code == 2 and bad.output.startswith("error: scope")

@@ -1,5 +1,8 @@
 """graphmem itself: ``Memory.write`` per session, ``Memory.search`` per question.
 
+A dataset's structured facts (the nested key-value pairs) are imported with
+``Memory.add_fact`` after the sessions, each citing its turn.
+
 The context is ``packet.to_prompt()`` and its turn ids ``packet.cited_turn_ids``.
 Ablations differ only in the search recipe, so they (and the Graphiti offline
 route) may share one graph: ``options["graph_dir"]`` names it, and a conversation
@@ -28,6 +31,18 @@ SEARCH_LIMIT = 25
 
 def conversation_hash(conversation: Conversation) -> str:
     return hashlib.sha256(conversation.model_dump_json(exclude={"questions"}).encode()).hexdigest()
+
+
+def import_facts(memory: Memory, user: str, conversation: Conversation) -> int:
+    """The dataset's structured facts (`Conversation.facts`), each citing the
+    stored turn that states it; single-valued, so a restated key keeps one value."""
+    if not conversation.facts:
+        return 0
+    episode_of = {row.turn_id: row.uuid for row in memory.inspect().episodes(user)}
+    for fact in conversation.facts:
+        memory.add_fact(user, fact.subject, fact.predicate, fact.object, fact=fact.fact,
+                        episodes=[episode_of[fact.turn_id]] if fact.turn_id in episode_of else [])
+    return len(conversation.facts)
 
 
 class SharedGraph:
@@ -68,6 +83,7 @@ class SharedGraph:
             prompt += result.llm_prompt_tokens
             completion += result.llm_completion_tokens
             errors.extend(result.errors)
+        import_facts(self.memory, user, conversation)
         stats = IngestStats(episodes=episodes, seconds=time.perf_counter() - start, llm_calls=calls,
                             prompt_tokens=prompt, completion_tokens=completion, errors=tuple(errors))
         marker.parent.mkdir(parents=True, exist_ok=True)

@@ -158,6 +158,8 @@ def to_records(
                 access_count=edge.access_count,
                 last_accessed_at=edge.last_accessed_at,
                 archived_at=edge.archived_at,
+                confidence=edge.confidence,
+                scope=edge.scope,
             )
         )
     return records
@@ -171,13 +173,17 @@ def facts_at(
     known_at: datetime | None,
     subject: str | None = None,
     now: datetime | None = None,
+    scopes: Sequence[str] | None = None,
 ) -> list[FactRecord]:
-    """Facts true at `valid_at` (default now) as known at `known_at` (default now)."""
+    """Facts true at `valid_at` (default now) as known at `known_at` (default now),
+    of every scope or only of `scopes`."""
     now = now or t.now_utc()
     if not store.has_graph(user_id):
         return []
     key = normalize_name(subject) if subject is not None else None
     rows = store.run(user_id, q.facts_at(valid_at or now, known_at, key), read_only=True)
+    if scopes is not None:
+        rows = [row for row in rows if (row.get("scope") or "user") in scopes]
     return to_records(store, user_id, rows, now=now, known_at=known_at)
 
 
@@ -204,3 +210,15 @@ def history(store: Store, user_id: str, entity_or_fact: str, *, now: datetime | 
     records = to_records(store, user_id, rows, now=now)
     records.sort(key=lambda r: (r.predicate, r.valid_at or r.created_at, r.created_at))
     return Timeline(subject=subject, versions=tuple(records))
+
+
+def facts_from(
+    store: Store, user_id: str, pairs: Sequence[tuple[str, str]], *, now: datetime, known_at: datetime | None = None
+) -> list[FactRecord]:
+    """Every fact whose subject's normalised name and predicate match one of the
+    (subject_key, predicate) `pairs`, whatever its status: the caller decides
+    which count for the question's time (`retrieval.chains`)."""
+    if not pairs or not store.has_graph(user_id):
+        return []
+    rows = store.run(user_id, q.facts_from_subjects(pairs), read_only=True)
+    return to_records(store, user_id, rows, now=now, known_at=known_at)

@@ -248,6 +248,25 @@ def test_nested_kv_run_reports_per_depth(tmp_path):
     assert by_depth["0"]["value_found"] == 1.0  # the question names the key: an exact lookup
 
 
+def test_nested_kv_pairs_are_also_structured_facts_citing_their_turns():
+    conv = nested_kv.generate(seed=2)
+    turns = conv.turns_by_id()
+    assert len(conv.facts) == 140
+    for fact in conv.facts:
+        assert turns[fact.turn_id].content == nested_kv.turn_text(fact.subject, fact.object) == fact.fact
+        assert fact.predicate == nested_kv.PREDICATE
+
+
+def test_graphmem_follows_every_nested_kv_chain_to_its_terminal_value(tmp_path):
+    """Acceptance (issue 14, part 5): the packet holds the terminal value at every
+    depth 0-4, because search follows MAPS_TO chains and marks the end verified."""
+    dataset = load_dataset("nested_kv", None, seed=1)
+    results = run(dataset, ["graphmem"], tmp_path)
+    by_depth = results["systems"]["graphmem"]["nested_kv"]
+    assert sorted(by_depth) == ["0", "1", "2", "3", "4"]
+    assert all(row["value_found"] == 1.0 and row["chain_found"] == 1.0 for row in by_depth.values()), by_depth
+
+
 def test_report_of_a_missing_dir_is_a_clean_error(tmp_path):
     result = runner.invoke(app, ["eval", "report", str(tmp_path)])
     assert result.exit_code == 2 and "no such file" in result.output

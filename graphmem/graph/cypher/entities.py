@@ -36,22 +36,27 @@ def find_entity(name_or_uuid: str, normalized: str) -> Query:
     )
 
 
-def packet_entities(entity_uuids: Sequence[str], fact_uuids: Sequence[str], now: datetime) -> Query:
+def packet_entities(entity_uuids: Sequence[str], fact_uuids: Sequence[str], now: datetime,
+                    scopes: Sequence[str] = ("user",)) -> Query:
     """Entities by uuid plus the subjects and objects of the given facts, each with
     up to five facts it is the subject of that hold at `now` and are still in
-    search (not expired, not archived, not past `expires_at`). The stored summary
+    search (not expired, not archived, not past `expires_at`) in one of `scopes`,
+    and how many such facts or mentioning turns of those scopes it has. The stored summary
     is not used: it keeps facts whose `expires_at` has passed, which search must
     not show. Unlabelled endpoints for the reason in `facts_by_uuid`."""
     live = (f"{t.current_cypher('f')} AND f.archived_at IS NULL AND "
-            f"(toString(f.expires_at) IS NULL OR toString(f.expires_at) > $now) AND {t.true_at_cypher('f', 'now')}")
+            f"(toString(f.expires_at) IS NULL OR toString(f.expires_at) > $now) AND {t.true_at_cypher('f', 'now')} "
+            "AND coalesce(f.scope, 'user') IN $scopes")
     return Query(
         "OPTIONAL MATCH (s)-[r:RELATES_TO]->(o) WHERE r.uuid IN $facts "
         "WITH collect(s.uuid) + collect(o.uuid) + $entities AS ids "
         "MATCH (n:Entity) WHERE n.uuid IN ids "
         f"OPTIONAL MATCH (n)-[f:RELATES_TO]->() WHERE {live} "
         "WITH n, collect(f.fact)[0..5] AS facts "
-        "RETURN n.uuid AS uuid, n.name AS name, n.created_at AS created_at, facts",
-        {"entities": list(entity_uuids), "facts": list(fact_uuids), "now": t.encode(now)},
+        "OPTIONAL MATCH (e:Episodic)-[:MENTIONS]->(n) WHERE coalesce(e.scope, 'user') IN $scopes "
+        "WITH n, facts, count(e) AS mentioned "
+        "RETURN n.uuid AS uuid, n.name AS name, n.created_at AS created_at, facts, mentioned",
+        {"entities": list(entity_uuids), "facts": list(fact_uuids), "now": t.encode(now), "scopes": list(scopes)},
     )
 
 

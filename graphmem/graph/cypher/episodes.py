@@ -90,7 +90,16 @@ def episodes_mentioning(entity_uuids: Sequence[str], limit: int) -> Query:
 def episodes_by_uuid(uuids: Sequence[str]) -> Query:
     return Query(
         "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.name AS turn_id, "
-        "e.valid_at AS session_time, e.speaker AS speaker, e.content AS content, e.created_at AS created_at",
+        "e.valid_at AS session_time, e.speaker AS speaker, e.content AS content, e.created_at AS created_at, "
+        "coalesce(e.scope, 'user') AS scope",
+        {"uuids": list(uuids)},
+    )
+
+
+def episode_scopes(uuids: Sequence[str]) -> Query:
+    """The scope of each turn (``user`` when unset), so a search keeps only its own."""
+    return Query(
+        "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, coalesce(e.scope, 'user') AS scope",
         {"uuids": list(uuids)},
     )
 

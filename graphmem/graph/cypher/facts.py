@@ -128,6 +128,17 @@ def facts_by_uuid(uuids: Sequence[str]) -> Query:
     )
 
 
+def facts_from_subjects(pairs: Sequence[tuple[str, str]]) -> Query:
+    """Facts whose subject has the normalised name and whose predicate is the name
+    of each (subject_key, predicate) pair: the next step of a lookup chain
+    (`retrieval.chains`), one query per hop for every chain at once."""
+    return Query(
+        "UNWIND $pairs AS p MATCH (s:Entity {normalized_name: p[0]})-[r:RELATES_TO {name: p[1]}]->(o:Entity) "
+        f"RETURN {FACT_VIEW}",
+        {"pairs": [[key, predicate] for key, predicate in pairs]},
+    )
+
+
 def facts_of_entity(entity_uuid: str) -> Query:
     """Facts where the entity is subject or object, oldest first."""
     return Query(
@@ -141,7 +152,7 @@ def nearest_facts(vector: Sequence[float], k: int) -> Query:
     return Query(
         "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($v)) "
         "YIELD relationship AS r, score WHERE r.expired_at IS NULL "
-        "RETURN r.uuid AS uuid, r.fact AS fact, 1.0 - score AS similarity",
+        "RETURN r.uuid AS uuid, r.fact AS fact, coalesce(r.scope, 'user') AS scope, 1.0 - score AS similarity",
         {"k": int(k), "v": vector_param(vector)},
     )
 
