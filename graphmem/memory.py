@@ -363,6 +363,7 @@ class Memory:
             user_id, subject, predicate, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
             reference_time=reference_time, single_valued=single_valued, episodes=episodes,
             derived_from=derived_from, importance=importance, expires_at=expires_at, embedding=embedding,
+            confidence=confidence, scope=scope,
         )
         given = new.embedding
         vectors = [v.tolist() for v in self._embed([new.subject, new.object] + ([] if given else [new.edge.fact]))]
@@ -443,6 +444,8 @@ class Memory:
         importance: object = 0.5,
         expires_at: TimeLike | None = None,
         embedding: Sequence[float] | None = None,
+        confidence: object = 1.0,
+        scope: object = DEFAULT_SCOPE,
         created_at: datetime | None = None,
     ) -> bulk_facts.NewFact:
         """`add_fact`'s arguments, checked (see its docstring) and turned into an edge without endpoints."""

@@ -38,4 +38,6 @@ class FactInput(BaseModel):
     derived_from: list[StrictStr] = Field(default_factory=list, description="uuids of facts it was inferred from")
     importance: StrictFloat | StrictInt = Field(default=0.5, description="0 to 1, weighs decay and archiving")
     expires_at: TimeLike | None = Field(default=None, description="leaves search then; deleted by purge")
+    confidence: StrictFloat | StrictInt = Field(default=1.0, description="0 to 1, how sure the importer is")
+    scope: StrictStr = Field(default="user", description="user, project:<id> or agent:<id>")
     embedding: list[StrictFloat | StrictInt] | None = Field(default=None, description="the fact's vector")
