@@ -125,3 +125,12 @@ def rebuild_summaries(entity_uuids: Sequence[str] | None = None, now: datetime |
         "CASE WHEN s = '' THEN f ELSE s + ' ' + f END)",
         {"u": list(entity_uuids or []), "now": t.encode(now or t.now_utc())},
     )
+
+
+def delete_all_mentions() -> Query:
+    return Query("MATCH (:Episodic)-[m:MENTIONS]->(:Entity) DELETE m RETURN count(m) AS n", {})
+
+
+def delete_factless_entities() -> Query:
+    """Entities no fact touches any more (a rebuild re-creates the ones the turns name)."""
+    return Query("MATCH (n:Entity) WHERE NOT (n)-[:RELATES_TO]-() DETACH DELETE n RETURN count(n) AS n", {})

@@ -219,3 +219,13 @@ def set_archived(uuids: Sequence[str], when: datetime | None) -> Query:
         "UNWIND $u AS x MATCH ()-[r:RELATES_TO {uuid: x}]->() SET r.archived_at = $at RETURN r.uuid AS uuid",
         {"u": list(uuids), "at": t.encode(when)},
     )
+
+
+def delete_extracted_facts() -> Query:
+    """Drop the facts drawn from turns (the projection a rebuild re-derives). A fact
+    stored before `origin` existed counts as extracted when it cites a turn."""
+    return Query(
+        "MATCH ()-[r:RELATES_TO]->() WHERE r.origin = 'extracted' "
+        "OR (r.origin IS NULL AND size(coalesce(r.episodes, [])) > 0) DELETE r RETURN count(r) AS n",
+        {},
+    )
