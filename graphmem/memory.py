@@ -24,13 +24,15 @@ from graphmem.graph.inspect import Inspector
 from graphmem.graph import bulk_facts, fact_repository
 from graphmem.config import Settings
 from graphmem.embedding.embedder import Embedder, default_embedder, fast_embedder
-from graphmem.schema.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput, NotFound
 from graphmem.schema.inputs import FactInput
 from graphmem.schema import time as t
 from graphmem.schema.models import DEFAULT_SCOPE, FactEdge, check_scope, check_scopes, check_user_id, normalize_predicate
 from graphmem.ingest.extraction import Cached, Extractor
 from graphmem.graph.llm_cache import LLMCache
 from graphmem.ingest.pipeline import IngestContext, write_session
+from graphmem.ingest.rebuild import RebuildResult
+from graphmem.ingest.rebuild import rebuild as rebuild_projections
 from graphmem.ingest.turns import validate_session
 from graphmem.retrieval.index import WarmIndexes
 from graphmem.retrieval.packet import MemoryPacket
@@ -479,6 +481,37 @@ class Memory:
         )
         return bulk_facts.NewFact(edge=edge, subject=subject, object=obj, single_valued=single_valued,
                                   embedding=fact_vector)
+
+    def rebuild(self, user_id: str) -> RebuildResult:
+        """Derive entities, facts, mentions, summaries and indexes again from the
+        stored turns with the current extractor (`ingest.rebuild`).
+
+        The turns are the source of truth and stay untouched; facts drawn from
+        them are dropped and re-derived, facts written with `add_fact` are kept.
+        An LLM extractor answers from its cache when its prompts are unchanged
+        (0 calls). A `write(ttl=...)` expiry and capacity archiving are not
+        re-derived.
+
+        :param user_id: whose memory.
+        :raises InvalidInput: a bad user id.
+        :raises NotFound: the user has no memory.
+        :raises ExtractionError: the LLM endpoint stayed down (turns stay stored;
+            run `rebuild` again).
+        :raises StoreError: FalkorDB failed.
+
+        Example:
+            >>> mem.rebuild("alice").facts_added
+            2
+        """
+        check_user_id(user_id)
+        if not self.store.has_graph(user_id):
+            raise NotFound(f"user {user_id!r} has no memory")
+        self._open_graph(user_id)
+        context = IngestContext(store=self.store, embed=self._embed, extractor=self.extractor)
+        with self.store.user_lock(user_id):
+            result = rebuild_projections(context, user_id)
+        self._indexes.drop(user_id)
+        return result
 
     def restore(self, user_id: str, fact_uuid: str) -> bool:
         """Bring an archived fact back into search (`graphmem.forgetting.capacity`).

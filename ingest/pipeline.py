@@ -57,7 +57,7 @@ def build_episodes(user_id: str, session: SessionIn, now: datetime) -> list[Epis
     session_key = session.session_id or session.key()
     return [
         EpisodicNode(
-            uuid=episode_uuid(user_id, session, i, turn.content),
+            uuid=episode_uuid(user_id, session, session.index_of(i), turn.content),
             group_id=user_id,
             name=turn_name(session, i),
             content=turn.content,
@@ -65,7 +65,7 @@ def build_episodes(user_id: str, session: SessionIn, now: datetime) -> list[Epis
             valid_at=session.session_time,
             created_at=now,
             session_id=session_key,
-            turn_index=i,
+            turn_index=session.index_of(i),
             speaker=turn.speaker,
             content_hash=content_hash(turn.content),
             scope=session.scope,
@@ -95,13 +95,14 @@ def store_episodes(ctx: IngestContext, user_id: str, episodes: Sequence[Episodic
 
 def turn_contexts(episodes: Sequence[EpisodicNode], todo: Sequence[EpisodicNode]) -> list[TurnContext]:
     said = [f"{e.speaker}: {e.content}" for e in episodes]
+    position = {e.uuid: i for i, e in enumerate(episodes)}  # == turn_index unless a rebuilt session has gaps
     return [
         TurnContext(
             text=e.content,
             speaker=e.speaker,
             session_time=e.valid_at,
             turn_id=e.name,
-            previous=tuple(said[max(0, e.turn_index - CONTEXT_TURNS):e.turn_index]),
+            previous=tuple(said[max(0, position[e.uuid] - CONTEXT_TURNS):position[e.uuid]]),
         )
         for e in todo
     ]
@@ -162,6 +163,7 @@ def plan_facts(
             importance=fact.importance,
             confidence=fact.confidence,
             scope=episode.scope,
+            origin="extracted",
             expires_at=fact.expires_at or (episode.valid_at + ttl if ttl else None),
         )
         plans.append(

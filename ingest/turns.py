@@ -46,6 +46,11 @@ class SessionIn(BaseModel):
     session_time: datetime
     session_id: str | None = None
     scope: str = "user"
+    turn_indexes: tuple[int, ...] | None = None  # a rebuilt session whose turns were partly forgotten
+
+    def index_of(self, position: int) -> int:
+        """The stored turn index of the turn at `position` (equal unless rebuilt with gaps)."""
+        return self.turn_indexes[position] if self.turn_indexes is not None else position
 
     def key(self) -> str:
         """What identifies the session for idempotency: its id, else its time."""

@@ -200,6 +200,8 @@ class FactEdge(GraphModel):
     archived_at: datetime | None = None
     confidence: float = Field(1.0, description="how sure the writer was, 0-1 (add_fact: 1; extraction: the extractor's)")
     scope: str = Field(DEFAULT_SCOPE, description="user, project:<id> or agent:<id>; search reads only the scopes it is given")
+    origin: str = Field("direct", description="'extracted' from episodes (a projection `rebuild` re-derives) "
+                                              "or 'direct' (add_fact: kept by a rebuild)")
 
     def model_post_init(self, _: Any) -> None:
         if not self.slot:

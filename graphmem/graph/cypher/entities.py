@@ -144,3 +144,12 @@ def entities_by_key(keys: Sequence[str]) -> Query:
         "MATCH (n:Entity) WHERE n.normalized_name IN $keys RETURN n.uuid AS uuid, n.normalized_name AS key",
         {"keys": list(keys)},
     )
+
+
+def delete_all_mentions() -> Query:
+    return Query("MATCH (:Episodic)-[m:MENTIONS]->(:Entity) DELETE m RETURN count(m) AS n", {})
+
+
+def delete_factless_entities() -> Query:
+    """Entities no fact touches any more (a rebuild re-creates the ones the turns name)."""
+    return Query("MATCH (n:Entity) WHERE NOT (n)-[:RELATES_TO]-() DETACH DELETE n RETURN count(n) AS n", {})

@@ -109,3 +109,19 @@ def episode_neighbours(uuids: Sequence[str]) -> Query:
         "MATCH (a:Episodic)-[:NEXT_EPISODE]-(b:Episodic) WHERE a.uuid IN $uuids RETURN a.uuid AS of, b.uuid AS uuid",
         {"uuids": list(uuids)},
     )
+
+
+def episodes_in_order() -> Query:
+    """Every turn with what a write needs to extract it again, in session-time order
+    (`ingest.rebuild`)."""
+    return Query(
+        "MATCH (e:Episodic) RETURN e.uuid AS uuid, e.name AS turn_id, e.content AS content, e.speaker AS speaker, "
+        "e.session_id AS session_id, e.turn_index AS turn_index, e.valid_at AS session_time, "
+        "coalesce(e.scope, 'user') AS scope ORDER BY e.valid_at, e.session_id, e.turn_index",
+        {},
+    )
+
+
+def reset_extracted() -> Query:
+    """Mark every turn as not extracted yet, with no facts drawn from it."""
+    return Query("MATCH (e:Episodic) SET e.extracted = false, e.entity_edges = [] RETURN count(e) AS n", {})

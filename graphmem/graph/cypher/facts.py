@@ -258,3 +258,13 @@ def update_facts(rows: Sequence[dict[str, Any]]) -> Query:
         "UNWIND $rows AS row MATCH ()-[r:RELATES_TO {uuid: row.uuid}]->() SET r += row.props",
         {"rows": list(rows)},
     )
+
+
+def delete_extracted_facts() -> Query:
+    """Drop the facts drawn from turns (the projection a rebuild re-derives). A fact
+    stored before `origin` existed counts as extracted when it cites a turn."""
+    return Query(
+        "MATCH ()-[r:RELATES_TO]->() WHERE r.origin = 'extracted' "
+        "OR (r.origin IS NULL AND size(coalesce(r.episodes, [])) > 0) DELETE r RETURN count(r) AS n",
+        {},
+    )
