@@ -2,8 +2,9 @@
 two-session timelines, and how many entities it makes of real conversations.
 
 - precision / recall on ``tests/data/extraction_set.json``, tune and report part;
-- the timeline set (``tests/data/timeline_set.json``) through `Memory.write` and
-  `Memory.facts(valid_at=...)`: cases with the right now/then answer;
+- the two-session timelines through `Memory.write` and `Memory.facts(valid_at=...)`:
+  cases with the right now/then answer, on the tune set (``timeline_set.json``,
+  rules may be fitted to it) and the holdout (``timeline_holdout.json``, only scored);
 - entities and facts per 1,000 turns on the LoCoMo and LongMemEval data in
   ``tests/data`` (distinct names per conversation, before resolution).
 """
@@ -35,14 +36,20 @@ def labelled() -> dict[str, xs.PartScore]:
     return scores
 
 
-def timelines() -> dict[str, bool]:
-    tset = xs.load_timeline_set(DATA / "timeline_set.json")
-    with tempfile.TemporaryDirectory() as tmp, Memory(data_dir=tmp) as mem:
-        results = xs.run_timeline(mem, tset)
-    header("extraction: two-session timelines (tests/data/timeline_set.json), offline")
-    print(f"right now/then answer: {sum(results.values())} of {len(results)}")
-    print("failing:", ", ".join(k for k, ok in results.items() if not ok) or "none")
-    return results
+TIMELINE_SETS = (("tune", "timeline_set.json"), ("holdout", "timeline_holdout.json"))
+
+
+def timelines() -> dict[str, dict[str, bool]]:
+    """Right now/then answers per timeline set; the holdout is only scored, never tuned on."""
+    out = {}
+    for part, filename in TIMELINE_SETS:
+        tset = xs.load_timeline_set(DATA / filename)
+        with tempfile.TemporaryDirectory() as tmp, Memory(data_dir=tmp) as mem:
+            results = out[part] = xs.run_timeline(mem, tset)
+        header(f"extraction: two-session timelines, {part} (tests/data/{filename}), offline")
+        print(f"right now/then answer: {sum(results.values())} of {len(results)}")
+        print("failing:", ", ".join(k for k, ok in results.items() if not ok) or "none")
+    return out
 
 
 def session_turns(session) -> list[TurnContext]:

@@ -13,6 +13,8 @@ Two hand-written sets in ``tests/data`` (issue 12):
 - ``timeline_set.json``: two sessions per case, the second stating a change;
   `timeline_passes` checks what `Memory.facts` says at the "then" and the "now"
   moment. Kept out of rule development.
+- ``timeline_holdout.json``: the same kind of cases, each with its own dates,
+  written later in other words and never used while rules are written.
 
 `entities_per_1000_turns` counts the distinct names an extractor makes
 entities of, per conversation, per 1,000 turns: the graph's entity count
@@ -28,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from graphmem.ingest.extraction import ExtractedFact, Extraction, Extractor, TurnContext
 from graphmem.schema.records import FactRecord
@@ -80,6 +82,8 @@ class PartScore(BaseModel):
 
 
 class TimelineCase(BaseModel):
+    """One two-session case; its own dates, when given, override the set's."""
+
     model_config = ConfigDict(frozen=True)
 
     id: str
@@ -89,16 +93,37 @@ class TimelineCase(BaseModel):
     predicates: tuple[str, ...]
     then: str
     now: str | None
+    first_time: datetime | None = None
+    second_time: datetime | None = None
+    then_at: datetime | None = None
+    now_at: datetime | None = None
+    then_question: str = ""
+    now_question: str = ""
 
 
 class TimelineSet(BaseModel):
+    """Cases and the dates shared by the cases that give none of their own."""
+
     model_config = ConfigDict(frozen=True)
 
-    first_time: datetime
-    second_time: datetime
-    then_at: datetime
-    now_at: datetime
+    first_time: datetime | None = None
+    second_time: datetime | None = None
+    then_at: datetime | None = None
+    now_at: datetime | None = None
     cases: tuple[TimelineCase, ...]
+
+    @model_validator(mode="after")
+    def _every_case_dated(self) -> TimelineSet:
+        for case in self.cases:
+            for name in ("first_time", "second_time", "then_at", "now_at"):
+                if getattr(case, name) is None and getattr(self, name) is None:
+                    raise ValueError(f"case {case.id!r} has no {name} and the set gives none")
+        return self
+
+    def dates(self, case: TimelineCase) -> tuple[datetime, datetime, datetime, datetime]:
+        """(first session, second session, then, now) for `case`."""
+        return tuple(getattr(case, n) or getattr(self, n)  # type: ignore[return-value]
+                     for n in ("first_time", "second_time", "then_at", "now_at"))
 
 
 def load_extraction_set(path: str | Path) -> tuple[datetime, list[LabelledTurn]]:
@@ -211,8 +236,8 @@ def run_timeline(mem: Memory, tset: TimelineSet, user_prefix: str = "timeline") 
     results = {}
     for case in tset.cases:
         user = f"{user_prefix}_{case.id.replace('-', '_')}"
-        for n, (text, when) in enumerate(((case.first, tset.first_time), (case.second, tset.second_time)), 1):
+        first_time, second_time, then_at, now_at = tset.dates(case)
+        for n, (text, when) in enumerate(((case.first, first_time), (case.second, second_time)), 1):
             mem.write(user, [{"speaker": case.speaker, "content": text}], when, session_id=f"s{n}")
-        results[case.id] = timeline_passes(case, mem.facts(user, valid_at=tset.then_at),
-                                           mem.facts(user, valid_at=tset.now_at))
+        results[case.id] = timeline_passes(case, mem.facts(user, valid_at=then_at), mem.facts(user, valid_at=now_at))
     return results

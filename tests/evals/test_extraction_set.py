@@ -72,3 +72,11 @@ def test_the_sets_are_big_enough_and_use_the_extractor_s_vocabulary():
     assert all(f[1].isupper() for t in turns for f in t.facts)
     tset = xs.load_timeline_set(DATA / "timeline_set.json")
     assert len(tset.cases) >= 15 and tset.then_at < tset.second_time < tset.now_at
+
+
+def test_the_holdout_timelines_carry_their_own_dates():
+    tset = xs.load_timeline_set(DATA / "timeline_holdout.json")
+    assert len(tset.cases) == 15 and len({c.id for c in tset.cases}) == 15
+    for case in tset.cases:
+        first, second, then, now = tset.dates(case)
+        assert first <= then < second < now and case.then_question and case.now_question
