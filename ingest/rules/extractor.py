@@ -82,11 +82,11 @@ _NO_SUBJECT = re.compile(
 _NO_SUBJECT_BE = re.compile(r"(?:born|raised)\s+(?:and\s+raised\s+)?in\b", re.IGNORECASE)
 
 
-_FIRST_PERSON_START = re.compile(r"(?:[\w']+,?\s+){0,3}?(?:I|we)\b")
+_FIRST_PERSON_START = re.compile(r"(?:[\w']+,?\s+){0,3}?(?:I|[Ww]e)\b")
 # "I sold the Volvo and bought a Mazda": the second verb shares the first one's "I"
 _SHARED_SUBJECT = re.compile(
     r"(?<=\s)(?P<conj>and|but|then)\s+(?=(?:then\s+)?(?:took|bought|joined|started|moved|got|adopted|sold|left|"
-    r"quit|began|picked|switched|relocated)\b)")
+    r"quit|began|picked|switched|relocated|settled|stopped|dropped)\b)")
 
 
 def with_subject(text: str) -> str:

@@ -107,5 +107,5 @@ def broke_up_with_me(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 RULES: tuple[Rule, ...] = (
     Rule(FAMILY_NAMED, family_named, False), Rule(FAMILY_IS, family_named, False), Rule(FAMILY_HAVE, family_have),
-    Rule(MARRIED, partner), Rule(BREAKUP, partner), Rule(BROKE_UP_WITH_ME, broke_up_with_me),
+    Rule(BREAKUP, partner), Rule(BROKE_UP_WITH_ME, broke_up_with_me), Rule(MARRIED, partner),
 )

@@ -143,7 +143,7 @@ def _form_keywords(forms: tuple[str, ...]) -> tuple[str, ...]:
 
 CLAUSE_BREAK = re.compile(
     r"[;:!?,]|\s[-\u2013\u2014]+\s|\s(?:but|because|although|though|while|whereas|so)\s"
-    r"|\sand\s(?=(?:I|we|my|he|she|they|it|then)\b)",
+    r"|\sand\s(?=(?:now\s+)?(?:I|we|my|he|she|they|it|then)\b)",
     re.IGNORECASE,
 )
 HYPOTHETICAL = re.compile(

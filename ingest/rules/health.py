@@ -42,7 +42,8 @@ DIET_ON = subject_rule("BE on", "follow[s]?", "eat", "HAVE been on", "started", 
                        tail=rf"\s+(?:a|an)\s+(?:strict\s+)?(?P<diet>{DIET_WORDS}|low-carb|mediterranean)\s+diet\b",
                        keywords=("diet",))
 END_DIET = subject_rule("BE no longer", "stopped being", "quit being", "HAVE stopped being", "gave up being", "BE not",
-                        tail=rf"\s+(?:(?:a|an)\s+)?(?P<diet>{DIET_WORDS})(?![\w-])", keywords=DIETS)
+                        "BE off", "went off", "came off", "HAVE come off", "HAVE gone off",
+                        tail=rf"\s+(?:(?:a|an|the)\s+)?(?P<diet>{DIET_WORDS})(?![\w-])", keywords=DIETS)
 ALLERGY = subject_rule("BE allergic to", "BE intolerant (?:to|of)", "HAVE (?:an|a) allergy to", "HAVE allergies to",
                        "HAVE got (?:an|a) allergy to")
 ALLERGY_NOUN = subject_rule(
@@ -161,7 +162,7 @@ def eats(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule(DIET, diet), Rule(DIET_ON, diet), Rule(END_DIET, end_diet), Rule(LACTOSE, lactose),
+    Rule(END_DIET, end_diet), Rule(DIET, diet), Rule(DIET_ON, diet), Rule(LACTOSE, lactose),
     Rule(ALLERGY, allergy), Rule(ALLERGY_NOUN, allergy_noun),
     Rule(AVOIDS, avoids), Rule(EATS, eats),
 )

@@ -73,6 +73,12 @@ _LOST_BEFORE = re.compile(r"\b(?:lost|put\s+down|rehomed|gave\s+away)\s+$", re.I
 PET_LOST = subject_rule("lost", "HAVE lost", "had to put down", "rehomed", "HAVE rehomed", "gave away",
                         tail=rf"{_THE_PET}\b(?:,?\s+{_PET_NAME})?", keywords=tuple(PETS))
 
+# "we gave our parrot Kiwi away"
+PET_GIVEN_AWAY = subject_rule("gave", "HAVE given", tail=rf"{_THE_PET}\b(?:,?\s+{_PET_NAME})?(?=\s+away\b)",
+                              keywords=tuple(PETS))
+_GAVE_BEFORE = re.compile(r"\b(?:gave|given)\s+$", re.IGNORECASE)
+_AWAY = re.compile(r"\s+away\b", re.IGNORECASE)
+
 PET_PRONOUN_NAME = rule(
     rf"\b(?:(?:his|her|its|their)\s+name(?:'s|\s+is)|I\s+named\s+(?:him|her|it|them)|we\s+named\s+(?:him|her|it|them)|"
     rf"(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))\s+(?P<pname>{NAME})\b",
@@ -123,8 +129,9 @@ def pet_named(m: re.Match[str], s: Sentence) -> list[Draft]:
     if not _pet_ok(m, s, need_determiner=False):
         return []
     species, name = _species(m["species"]), m["pname"]
-    if _LOST_BEFORE.search(s.text, max(0, m.start() - 40), m.start()):
-        return []  # "we lost our dog Biscuit": PET_LOST reads it
+    if _LOST_BEFORE.search(s.text, max(0, m.start() - 40), m.start()) or (
+            _GAVE_BEFORE.search(s.text, max(0, m.start() - 40), m.start()) and _AWAY.match(s.text, m.end())):
+        return []  # "we lost our dog Biscuit", "we gave our dog Rex away": PET_LOST, PET_GIVEN_AWAY read it
     if GONE.match(s.text, m.end()):
         return [_pet(s.speaker, species, name, f"{s.speaker} no longer has {species} {name}", m, "end")]
     return [_pet(s.speaker, species, name, f"{s.speaker} has {article(species)} {species} named {name}", m)]
@@ -170,6 +177,6 @@ def last_unnamed(drafts: list[Draft], species: str | None) -> str | None:
 
 RULES: tuple[Rule, ...] = (
     *(Rule(pattern, pet_renamed) for pattern in PET_RENAMES),
+    Rule(PET_GONE, pet_gone, False), Rule(PET_LOST, pet_gone), Rule(PET_GIVEN_AWAY, pet_gone),
     Rule(PET_MY, pet_named, False), Rule(PET_IS, pet_named, False), Rule(PET_HAVE, pet_have),
-    Rule(PET_GONE, pet_gone, False), Rule(PET_LOST, pet_gone),
 )

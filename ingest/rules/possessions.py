@@ -1,7 +1,8 @@
 """Possessions: what someone owns, bought or got new.
 
 OWNS is many-valued; a bought or newly got thing is an event dated by its
-clause; "sold", "got rid of", "gave away" end the open OWNS of that thing. Pets ("I got a puppy") are left to the pets topic, and abstract "new"
+clause; "sold", "got rid of", "gave away", "got stolen" end the open OWNS of
+that thing, and trading one thing in for another ends one and starts the other. Pets ("I got a puppy") are left to the pets topic, and abstract "new"
 things ("a new job", "a new perspective") are no possession.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import re
 
 from graphmem.ingest.rules.drafts import OWN, QUANTITY, Draft, Rule, Sentence, match_span, says, subject_of
-from graphmem.ingest.rules.grammar import subject_rule
+from graphmem.ingest.rules.grammar import rule, subject_rule
 from graphmem.ingest.rules.pets import names_a_pet
 from graphmem.ingest.rules.text import PREP_STOP, own, strip_article, take_phrase
 
@@ -19,6 +20,13 @@ from graphmem.ingest.rules.text import PREP_STOP, own, strip_article, take_phras
 OWNS = subject_rule("own[s]?", "bought", "HAVE bought", "purchased", "HAVE purchased")
 SOLD = subject_rule("sold", "HAVE sold", "got rid of", "HAVE got rid of", "HAVE gotten rid of", "gave away",
                     "HAVE given away", keywords=("sold", "rid of", "gave away", "given away"))
+# "I traded in my Volvo for a Mazda", "swapped my bike for a scooter": one thing ends, the other is had
+TRADED = subject_rule("traded in", "traded", "HAVE traded in", "HAVE traded", "swapped", "HAVE swapped",
+                      "exchanged", "HAVE exchanged", tail=r"\s+(?:in\s+)?(?=(?:my|our|the)\s)",
+                      keywords=("traded", "swapped", "exchanged"))
+# "my road bike got stolen", "our car was written off"
+LOST_THING = rule(r"\b(?P<poss>my|our)\s+(?P<thing>(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:got|was|were|has\s+been|have\s+been)"
+                  r"\s+(?:stolen|written\s+off|totall?ed)\b", ("stolen", "written off", "totaled", "totalled"))
 OWNS_NEW = subject_rule("got", "HAVE got", "HAVE gotten", "have", "has",
                         tail=r"\s+(?:myself\s+)?(?:a|an)\s+(?=(?:brand[\s-])?new\b)", keywords=("new",))
 
@@ -60,4 +68,40 @@ def sold(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, obj.end))]
 
 
-RULES: tuple[Rule, ...] = (Rule(OWNS_NEW, owns), Rule(OWNS, owns), Rule(SOLD, sold))
+def _thing(phrase: str) -> str | None:
+    """The thing a phrase names, unless it is abstract or a pet."""
+    name = strip_article(_OWNER.sub("", phrase))
+    if not name or name.split()[-1].lower() in _NEW_REJECT or names_a_pet(name.split()[-1]):
+        return None
+    return name
+
+
+_FOR_NEW = re.compile(r"\s+(?:for|with)\s+", re.IGNORECASE)
+
+
+def traded(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I traded in my Kawasaki for a Ducati": OWNS Kawasaki ends, OWNS Ducati starts."""
+    old = take_phrase(s.text, m.end(), s.limit(m.end()), 4, PREP_STOP)
+    if old is None or not _FOR_NEW.match(s.text, old.end):
+        return []
+    pos = _FOR_NEW.match(s.text, old.end).end()
+    new = take_phrase(s.text, pos, s.limit(pos), 4, PREP_STOP)
+    old_name, new_name = _thing(old.name), _thing(new.name) if new else None
+    if old_name is None or new_name is None or not re.match(r"(?:a|an|the|my|our)\s", new.said, re.IGNORECASE):
+        return []
+    subj, span = subject_of(m, s), match_span(m, new.end)
+    return [Draft(subj, "OWNS", old_name, f"{subj} no longer owns {own(old.said, s.speaker)}", "end", OWN, span=span),
+            Draft(subj, "OWNS", new_name, f"{subj} got {own(new.said, s.speaker)}", "event", OWN, span=span)]
+
+
+def lost_thing(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "My road bike got stolen" ends OWNS road bike."""
+    name = _thing(m["thing"])
+    if name is None:
+        return []
+    return [Draft(s.speaker, "OWNS", name, f"{s.speaker} no longer owns {name}", "end", OWN,
+                  span=match_span(m, m.end()))]
+
+
+RULES: tuple[Rule, ...] = (Rule(OWNS_NEW, owns), Rule(OWNS, owns), Rule(SOLD, sold), Rule(TRADED, traded),
+                           Rule(LOST_THING, lost_thing, False))

@@ -3,7 +3,7 @@
 Each thing liked has its own slot ``PREF:<thing>``, so "I don't like sushi
 anymore" can supersede "I love sushi" while likes of different things coexist;
 "my favourite X is Y" is a LIKES of Y in the slot ``FAVORITE:<X>``, so a new
-favourite band supersedes the old one. A reaction ("I love the photo", "love
+favourite band supersedes the old one, and "Y used to be my favourite X" ends it. A reaction ("I love the photo", "love
 that idea") states no preference and is dropped.
 """
 
@@ -21,13 +21,19 @@ _TO = re.compile(r"to\s+", re.IGNORECASE)
 # ------------------------------------------------------------------ patterns
 
 LIKES = subject_rule("love[s]?", "like[s]?", "enjoy[s]?", "adore[s]?", "BE into", "BE obsessed with",
-                     "BE passionate about", r"BE crazy about",
+                     "BE passionate about", r"BE crazy about", "BE hooked on",
                      r"BE (?:a|an) (?:big\s+|huge\s+|massive\s+|great\s+)?fan of",
                      "HAVE loved", "HAVE liked", "HAVE enjoyed", "HAVE been into",
-                     keywords=("love", "like", "enjoy", "adore", "into", "obsessed", "passionate", "crazy", "fan of"))
+                     keywords=("love", "like", "enjoy", "adore", "into", "obsessed", "passionate", "crazy", "fan of", "hooked"))
 FAVORITE = rule(
     rf"(?:\b(?P<my>my|our)|\b(?P<owner>{NAME})'s)\s+(?:all-time\s+|absolute\s+|new\s+)?favou?rite\s+"
-    r"(?P<cat>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:is|are|has\s+to\s+be)\s+",
+    r"(?P<cat>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:is|are|has\s+to\s+be)\s+(?:now\s+|currently\s+)?",
+    ("favorite", "favourite"),
+)
+# "Green used to be my favourite colour", "Adele is no longer my favourite singer": that favourite ends
+FAVORITE_ENDED = rule(
+    r"(?:^|[,;:]\s+|\bbut\s+)(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:used\s+to\s+be|is\s+no\s+longer|"
+    r"(?P<neg>isn't|is\s+not))\s+(?P<my>my|our)\s+(?:all-time\s+)?favou?rite\s+(?P<cat>[\w-]+)\b",
     ("favorite", "favourite"),
 )
 DISLIKES = subject_rule("hate[s]?", "dislike[s]?", "detest[s]?", "can't stand", "cannot stand", "DONT like",
@@ -101,4 +107,20 @@ def favorite(m: re.Match[str], s: Sentence) -> list[Draft]:
     return _preference("LIKES", m, s, owner=s.speaker if m["my"] else m["owner"])
 
 
-RULES: tuple[Rule, ...] = (Rule(LIKES, likes), Rule(FAVORITE, favorite), Rule(DISLIKES, dislikes))
+def favorite_ended(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Green used to be my favourite colour" ends LIKES green in the slot FAVORITE:colour;
+    "X isn't my favourite Y" only with "anymore"."""
+    if m["neg"] and not s.says_anymore(m.start("thing"), m.end()):
+        return []
+    thing = strip_article(m["thing"])
+    if thing.split()[0].lower() in _NOT_A_THING or _REACTION.match(m["thing"]):
+        return []
+    name = activity_name(thing)
+    return [Draft(s.speaker, "LIKES", name, f"{name} is no longer {s.speaker}'s favorite {m['cat']}", "end", LIKE,
+                  True, f"FAVORITE:{_category(m['cat'])}", span=(m.start("thing"), m.end()))]
+
+
+_NOT_A_THING = frozenset("it this that he she they there what which who i we you".split())
+
+RULES: tuple[Rule, ...] = (Rule(FAVORITE_ENDED, favorite_ended, False), Rule(LIKES, likes), Rule(FAVORITE, favorite),
+                           Rule(DISLIKES, dislikes))

@@ -3,8 +3,9 @@
 "I moved to Boston" is a MOVED_TO event and the LIVES_IN state derived from it
 (forgetting the move forgets the home too); "moved from X to Y" also ends
 LIVES_IN X. LIVES_IN and IS_FROM are single-valued, so a new home supersedes
-the old one; "no longer live in", "don't live in ... anymore" and "moved out of"
-end the open LIVES_IN.
+the old one; "no longer live in", "don't live in ... anymore", "moved out of"
+and leaving a place for a new one ("left Austin and settled in Portland") end
+the open LIVES_IN.
 """
 
 from __future__ import annotations
@@ -25,8 +26,19 @@ GREW_UP = subject_rule("grew up", "WAS born and raised", "WAS raised", "WAS born
 IS_FROM = subject_rule("BE from", "come[s]? from", tail=r"\s+")
 MOVED = subject_rule(
     "moved", "HAVE moved", "relocated", "HAVE relocated",
-    tail=r"(?:\s+(?:back|over|here|out|away|all\s+the\s+way))?(?:\s+from\s+(?P<src>[^,.;!?]{1,60}?))?\s+(?:to|into)\s+",
+    tail=r"(?:\s+(?:back|over|here|out|away|home|all\s+the\s+way))*(?:\s+from\s+(?P<src>[^,.;!?]{1,60}?))?\s+(?:to|into)\s+",
 )
+# "I live on St. John's Road in Cambridge", "we live on a boat in Seattle": the home is the place after "in"
+LIVES_ON = subject_rule("live[s]?", "BE living", "HAVE been living", "HAVE lived",
+                        tail=r"\s+on\s+[^,;:!?]{1,40}?\s+in\s+(?=[A-Z])", keywords=("live", "living", "lived"))
+# "I call Toronto home"
+CALL_HOME = subject_rule("call", "now call", "HAVE called", tail=r"\s+(?=[A-Z][^,.;!?]{0,40}?\s+home\b)",
+                         keywords=("home",))
+SETTLED = subject_rule("settled", "HAVE settled", "settled down", "HAVE settled down", tail=_IN,
+                       keywords=("settled",))
+# "we left Austin in April and settled in Portland": leaving a place for a new home ends the old one
+LEFT_PLACE = subject_rule("left", "HAVE left", tail=r"\s+(?=[A-Z][^.;!?]{0,80}?\b(?:moved|settled|relocated)\b)",
+                          keywords=("left",))
 MOVED_FROM = subject_rule("moved", "HAVE moved", tail=r"(?:\s+(?:here|over|away))?\s+from\s+(?![^,.;!?]{0,60}\sto\s)")
 MOVING = subject_rule("BE moving", "WILL move", "BE going to move", "BE gonna move", "BE relocating",
                       tail=r"(?:\s+back)?\s+to\s+", keywords=("mov", "relocat"))
@@ -68,19 +80,22 @@ def grew_up(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 def moved(m: re.Match[str], s: Sentence) -> list[Draft]:
-    """A move is an event, and the residence it starts is derived from it."""
+    """A move is an event, and the residence it starts is derived from it
+    ("moved to Boston", "moved into a new flat in Leeds")."""
     dest = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+    dwelling = _DWELLING.match(s.text, m.end()) if dest is None else None
+    if dwelling is not None:
+        dest = take_proper(s.text, dwelling.end(), s.limit(dwelling.end()), allow_lower=False)
     if dest is None:
         return []
     subj, span = subject_of(m, s), match_span(m, dest.end)
-    drafts = [Draft(subj, "MOVED_TO", dest.name, f"{subj} moved to {dest.said}", "event", HOME, span=span),
-              Draft(subj, "LIVES_IN", dest.name, f"{subj} lives in {dest.said}", "state", HOME, True, span=span,
-                    derived_from=(0,))]
+    drafts = [Draft(subj, "MOVED_TO", dest.name, f"{subj} moved to {dest.said}", "event", HOME, span=span)]
     src = take_proper(s.text, m.start("src"), m.end("src"), allow_lower=False) if m["src"] else None
-    if src is not None:
+    if src is not None:  # the old home ends before the new one supersedes it
         drafts.append(Draft(subj, "LIVES_IN", src.name, f"{subj} no longer lives in {src.said}", "end", HOME, True,
                             span=span, derived_from=(0,)))
-    return drafts
+    return drafts + [Draft(subj, "LIVES_IN", dest.name, f"{subj} lives in {dest.said}", "state", HOME, True, span=span,
+                           derived_from=(0,))]
 
 
 def moved_from(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -91,6 +106,31 @@ def moved_from(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [Draft(subj, "MOVED_FROM", src.name, f"{subj} moved from {src.said}", "event", HOME, span=span),
             Draft(subj, "LIVES_IN", src.name, f"{subj} no longer lives in {src.said}", "end", HOME, True, span=span,
                   derived_from=(0,))]
+
+
+def call_home(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I call Toronto home" -> LIVES_IN Toronto; the name must run up to "home"."""
+    obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+    if obj is None or not re.match(r"\s+home\b", s.text[obj.end:]):
+        return []
+    subj = subject_of(m, s)
+    return [Draft(subj, "LIVES_IN", obj.name, f"{subj} lives in {obj.said}", "state", HOME, True,
+                  span=match_span(m, obj.end))]
+
+
+_ORG_NAME = re.compile(r"\b(?:Bank|Hospital|Clinic|Inc|Corp|Ltd|LLC|Company|Group|University|College|School|"
+                       r"Institute|Academy|Council|Agency|Foundation)\b")
+
+
+def left_place(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "We left Austin and settled in Portland": the home left behind ends (an
+    organisation left is the work topic's)."""
+    src = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+    if src is None or _ORG_NAME.search(src.name):
+        return []
+    subj = subject_of(m, s)
+    return [Draft(subj, "LIVES_IN", src.name, f"{subj} no longer lives in {src.said}", "end", HOME, True,
+                  span=match_span(m, src.end))]
 
 
 def home_is(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -111,14 +151,19 @@ def moving(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, dest.end))]
 
 
+# endings first: "we left Austin and settled in Portland" closes Austin before Portland supersedes it,
+# so the ending still finds its open fact (an ending that finds none is stored as a fact of its own)
 RULES: tuple[Rule, ...] = (
+    Rule(END_LIVES, place("LIVES_IN", "{s} no longer lives in {o}", "end", True, lower=True)),
+    Rule(END_LIVES_ANYMORE, place("LIVES_IN", "{s} no longer lives in {o}", "end", True, lower=True, anymore=True)),
+    Rule(MOVED_OUT, place("LIVES_IN", "{s} no longer lives in {o}", "end", True)),
+    Rule(LEFT_PLACE, left_place),
     Rule(MOVED, moved), Rule(MOVED_FROM, moved_from), Rule(MOVING, moving),
     Rule(LIVES_IN, place("LIVES_IN", "{s} lives in {o}", single=True, lower=True)),
     Rule(LIVED_IN, place("LIVED_IN", "{s} used to live in {o}")),
     Rule(GREW_UP, grew_up),
     Rule(IS_FROM, place("IS_FROM", "{s} is from {o}", single=True)),
-    Rule(END_LIVES, place("LIVES_IN", "{s} no longer lives in {o}", "end", True, lower=True)),
-    Rule(END_LIVES_ANYMORE, place("LIVES_IN", "{s} no longer lives in {o}", "end", True, lower=True, anymore=True)),
-    Rule(MOVED_OUT, place("LIVES_IN", "{s} no longer lives in {o}", "end", True)),
     Rule(HOME_IS, home_is),
+    Rule(LIVES_ON, place("LIVES_IN", "{s} lives in {o}", single=True)),
+    Rule(CALL_HOME, call_home), Rule(SETTLED, place("LIVES_IN", "{s} lives in {o}", single=True)),
 )

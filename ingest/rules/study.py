@@ -1,7 +1,7 @@
 """Study: subjects, schools, classes and graduating.
 
 STUDIES_AT is single-valued (one school at a time); GRADUATED_FROM is an event
-that ends the open STUDIES_AT at that school.
+that ends the open STUDIES_AT at that school, and dropping out of one ends it too.
 "I'm a psychology student" is read by the work topic's "I'm a <role>" rule.
 """
 
@@ -32,6 +32,8 @@ CLASS = subject_rule(
     keywords=("class", "course", "lesson", "workshop"),
 )
 GRADUATED = subject_rule("graduated from", "HAVE graduated from")
+DROPPED_OUT = subject_rule("dropped out of", "HAVE dropped out of", "withdrew from", "HAVE withdrawn from",
+                           keywords=("dropped out", "withdr"))
 
 
 # ------------------------------------------------------------------ handlers
@@ -93,6 +95,17 @@ def graduated(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=span, derived_from=(0,))]
 
 
+def dropped_out(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I dropped out of Delft University" ends STUDIES_AT there (a school by name only)."""
+    school = take_org(s, m.end(), lower=False)
+    if school is None or not _SCHOOL.search(school.name):
+        return []
+    subj = subject_of(m, s)
+    return [Draft(subj, "STUDIES_AT", school.name, f"{subj} no longer studies at {school.said}", "end", WORK, True,
+                  span=match_span(m, school.end))]
+
+
 RULES: tuple[Rule, ...] = (
-    Rule(STUDY, study), Rule(ENROLLED, enrolled), Rule(CLASS, took_class), Rule(GRADUATED, graduated),
+    Rule(GRADUATED, graduated), Rule(DROPPED_OUT, dropped_out),
+    Rule(STUDY, study), Rule(ENROLLED, enrolled), Rule(CLASS, took_class),
 )

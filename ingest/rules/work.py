@@ -3,7 +3,8 @@
 WORKS_AT and WORKS_AS are single-valued: a new employer supersedes the old one.
 Leaving ("quit", "left my job at", "was laid off from", "retired from") is a
 LEFT_JOB event that ends the open WORKS_AT at that employer when it is named;
-"no longer work at" and "don't work at ... anymore" end it without an event.
+"no longer work at", "stopped working at" and "don't work at ... anymore" end
+it without an event; "<employer> let me go / laid me off" is leaving too.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 
 from graphmem.ingest.rules.drafts import (
     WORK, Draft, Rule, Sentence, article, employer_ok, match_span, subject_of, tail_object, take_org)
-from graphmem.ingest.rules.grammar import ADV, subject_rule
+from graphmem.ingest.rules.grammar import ADV, NAME, rule, subject_rule
 from graphmem.ingest.rules.text import PREP_STOP, Piece, own, strip_article, take_phrase
 
 # ------------------------------------------------------------------ patterns
@@ -62,7 +63,12 @@ LEFT_ORG = subject_rule(
     "quit", "HAVE quit", "resigned from", "HAVE resigned from", "retired from", "HAVE retired from",
     "WAS fired from", "got fired from", "WAS laid off from", "got laid off from", "HAVE been laid off from",
 )
-END_WORK = subject_rule("no longer work[s]?", "BE no longer working", tail=r"\s+(?:at|for)\s+")
+END_WORK = subject_rule("no longer work[s]?", "BE no longer working", "stopped working", "HAVE stopped working",
+                        tail=r"\s+(?:at|for)\s+", keywords=("longer", "stopped"))
+EMPLOYED_BY = subject_rule("BE employed", "HAVE been employed", tail=r"\s+by\s+", keywords=("employed",))
+# "Contoso let me go in May", "Globex laid me off": the employer is the subject
+LET_GO = rule(rf"\b(?P<org>{NAME})\s+(?:(?:just|finally|recently)\s+)?(?:let\s+me\s+go(?=\s*(?:[,.;!]|$|\s+(?:in|on|last|this|after)\b))|"
+              r"laid\s+me\s+off|fired\s+me|made\s+me\s+redundant)\b", ("let me go", "laid me off", "fired me", "redundant"))
 END_WITH = subject_rule("BE no longer (?:with|at)", "BE not (?:with|at)", tail=r"\s+(?=[A-Z])", keywords=("longer", "not"))
 # "retired from the railway": a common noun after "the" is an employer for these verbs, not for "quit"
 LEFT_THE = subject_rule("resigned from", "HAVE resigned from", "retired from", "HAVE retired from", "WAS fired from",
@@ -210,6 +216,17 @@ def left_named(m: re.Match[str], s: Sentence) -> list[Draft]:
                   derived_from=(0,))]
 
 
+def let_go(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Contoso let me go": the speaker left the job at Contoso."""
+    org = m["org"]
+    if _NOT_AN_EMPLOYER_NAME.search(org):
+        return []
+    span = match_span(m, m.end())
+    return [Draft(s.speaker, "LEFT_JOB", org, f"{s.speaker} was let go from {org}", "event", WORK, span=span),
+            Draft(s.speaker, "WORKS_AT", org, f"{s.speaker} no longer works at {org}", "end", WORK, True, span=span,
+                  derived_from=(0,))]
+
+
 def joined(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "I joined Globex in February", "I've started at Van Dijk Logistics as an operations manager"."""
     org = _named_employer(s, m.end(), need_org_word=False)
@@ -244,6 +261,7 @@ RULES: tuple[Rule, ...] = (
     Rule(LEFT_JOB, left_job), Rule(LEFT_ORG, left_job), Rule(LEFT_THE, left_job), Rule(LEFT_NAMED, left_named),
     Rule(END_WORK, end_work), Rule(END_WORK_ANYMORE, end_work), Rule(END_WITH, end_work),
     Rule(JOINED, joined), Rule(STARTED_AT, joined), Rule(NOW_AT, now_at),
-    Rule(JOB, new_job), Rule(WORKS_AT, works_at), Rule(STARTED_WORKING, works_at),
+    Rule(LET_GO, let_go),
+    Rule(JOB, new_job), Rule(WORKS_AT, works_at), Rule(EMPLOYED_BY, works_at), Rule(STARTED_WORKING, works_at),
     Rule(HIRED, hired), Rule(WORKS_AS, works_as), Rule(I_AM_A, i_am_a),
 )
