@@ -83,10 +83,10 @@ _NO_SUBJECT_BE = re.compile(r"(?:born|raised)\s+(?:and\s+raised\s+)?in\b", re.IG
 
 
 _FIRST_PERSON_START = re.compile(r"(?:[\w']+,?\s+){0,3}?(?:I|[Ww]e)\b")
-# "I sold the Volvo and bought a Mazda": the second verb shares the first one's "I"
+# "I sold the Volvo and bought a Mazda", "we moved out of X and now live in Y": the second verb shares the "I"
 _SHARED_SUBJECT = re.compile(
     r"(?<=\s)(?P<conj>and|but|then)\s+(?=(?:then\s+)?(?:took|bought|joined|started|moved|got|adopted|sold|left|"
-    r"quit|began|picked|switched|relocated|settled|stopped|dropped)\b)")
+    r"quit|began|picked|switched|relocated|settled|stopped|dropped)\b|now\s+(?:live|work|study)\b)")
 
 
 def with_subject(text: str) -> str:

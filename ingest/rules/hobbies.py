@@ -1,7 +1,7 @@
 """Hobbies: activities taken up and given up.
 
 "I started surfing", "I took up pottery" are STARTED events; "I gave up
-running", "I quit tennis" end the open LIKES of that activity (slot
+running", "I quit tennis", "I don't play chess anymore", "I no longer paint" end the open LIKES of that activity (slot
 ``PREF:<activity>``, shared with the preferences topic), so "I love playing
 tennis" followed by "I gave up tennis" reads as no longer liked. An activity is
 a verb in -ing or a known hobby noun; food and habits ("gave up sugar", "quit
@@ -14,7 +14,7 @@ import re
 
 from graphmem.ingest.rules.drafts import LIKE, Draft, Rule, Sentence, match_span, says, subject_of
 from graphmem.ingest.rules.grammar import subject_rule
-from graphmem.ingest.rules.text import PREP_STOP, Piece, own, take_phrase
+from graphmem.ingest.rules.text import PREP_STOP, Piece, own, take_phrase, to_gerund
 
 __all__ = ["RULES", "activity_name"]
 
@@ -34,6 +34,9 @@ _PLAYING = re.compile(r"^(?:playing|doing|practi[cs]ing)\s+(?P<rest>\S+)$", re.I
 STARTED_DOING = subject_rule("started", "began", "HAVE started", "HAVE begun", tail=r"\s+(?=[a-z]+ing\b)")
 TOOK_UP = subject_rule("took up", "HAVE taken up", "picked up", "HAVE picked up", "got into", "HAVE got into",
                        "HAVE gotten into", "started", "HAVE started", keywords=("up", "into", "start"))
+# "I don't play chess anymore", "I no longer paint": the activity is no longer liked
+NO_LONGER_DOES = subject_rule("DONT (?P<verb>[a-z]+)", "BE not (?P<ing>[a-z]+ing)", "no longer (?P<verb2>[a-z]+)",
+                              tail=r"(?=[\s,.;!?]|$)", keywords=("anymore", "any more", "no longer", "no more"))
 GAVE_UP = subject_rule("gave up", "HAVE given up", "quit", "HAVE quit", "stopped", "HAVE stopped",
                        keywords=("gave up", "given up", "quit", "stopped"))
 
@@ -88,4 +91,36 @@ def gave_up(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, obj.end))]
 
 
-RULES: tuple[Rule, ...] = (Rule(STARTED_DOING, started_doing), Rule(TOOK_UP, took_up), Rule(GAVE_UP, gave_up))
+_PLAY_VERBS = frozenset("play do practise practice".split())
+
+
+def no_longer_does(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I don't play chess anymore" (a hobby noun after play/do), "I don't paint anymore",
+    "I no longer knit" (the verb alone, as an activity): LIKES of it ends. "don't"
+    needs "anymore"; a verb with an object other than a hobby says nothing here."""
+    verb = (m["verb"] or m["verb2"] or "").lower()
+    negated = m["verb2"] is None
+    if m["ing"]:
+        verb = m["ing"].lower()
+    rest = take_phrase(s.text, m.end() + 1, s.limit(m.end() + 1), 2, PREP_STOP)
+    if verb in _PLAY_VERBS or (verb.endswith("ing") and verb[:-3] in _PLAY_VERBS):
+        if rest is None or rest.name.lower().split()[-1] not in HOBBY_NOUNS:
+            return []
+        name, end = rest.name.lower().split()[-1], rest.end
+    else:
+        name, end = (verb if m["ing"] else verb + "ing" if verb.endswith("ing") else to_gerund(verb)), m.end()
+        if rest is not None or name in _NOT_A_HOBBY or verb in _NOT_A_VERB:
+            return []  # "I don't eat meat anymore" has an object: the health topic's
+    if negated and not s.says_anymore(m.start(), end):
+        return []
+    subj = subject_of(m, s)
+    return [Draft(subj, "LIKES", name, f"{subj} no longer does {name}", "end", LIKE, True, f"PREF:{name}",
+                  span=match_span(m, end))]
+
+
+_NOT_A_VERB = frozenset("know think care mind live work study eat drink smoke go need want feel use talk speak "
+                        "believe remember understand have own see hear get drive sleep wait try"
+                        .split())
+
+RULES: tuple[Rule, ...] = (Rule(STARTED_DOING, started_doing), Rule(TOOK_UP, took_up), Rule(GAVE_UP, gave_up),
+                           Rule(NO_LONGER_DOES, no_longer_does))

@@ -27,6 +27,9 @@ TRADED = subject_rule("traded in", "traded", "HAVE traded in", "HAVE traded", "s
 # "my road bike got stolen", "our car was written off"
 LOST_THING = rule(r"\b(?P<poss>my|our)\s+(?P<thing>(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:got|was|were|has\s+been|have\s+been)"
                   r"\s+(?:stolen|written\s+off|totall?ed)\b", ("stolen", "written off", "totaled", "totalled"))
+# "I no longer have the Fiat", "I don't own a car anymore"
+NO_LONGER_OWNS = subject_rule("no longer have", "no longer own", "DONT have", "DONT own", "BE no longer the owner of",
+                              tail=r"\s+(?=(?:a|an|the|my|our)\s)", keywords=("no longer", "anymore", "any more"))
 OWNS_NEW = subject_rule("got", "HAVE got", "HAVE gotten", "have", "has",
                         tail=r"\s+(?:myself\s+)?(?:a|an)\s+(?=(?:brand[\s-])?new\b)", keywords=("new",))
 
@@ -94,6 +97,23 @@ def traded(m: re.Match[str], s: Sentence) -> list[Draft]:
             Draft(subj, "OWNS", new_name, f"{subj} got {own(new.said, s.speaker)}", "event", OWN, span=span)]
 
 
+_ABSTRACT = frozenset("time energy patience money courage strength desire urge chance option interest space room "
+                      "access reason need luxury feeling feelings problem issue clue idea".split())
+
+
+def no_longer_owns(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I no longer have the Fiat Panda" ends OWNS Fiat Panda; "don't have" needs "anymore"."""
+    obj = take_phrase(s.text, m.end(), s.limit(m.end()), 4, PREP_STOP)
+    name = _thing(obj.name) if obj else None
+    if name is None or name.split()[-1].lower() in _ABSTRACT:
+        return []
+    if "longer" not in m[0].lower() and not s.says_anymore(m.start(), obj.end):
+        return []
+    subj = subject_of(m, s)
+    return [Draft(subj, "OWNS", name, f"{subj} no longer owns {own(obj.said, s.speaker)}", "end", OWN,
+                  span=match_span(m, obj.end))]
+
+
 def lost_thing(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "My road bike got stolen" ends OWNS road bike."""
     name = _thing(m["thing"])
@@ -104,4 +124,5 @@ def lost_thing(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 RULES: tuple[Rule, ...] = (Rule(OWNS_NEW, owns), Rule(OWNS, owns), Rule(SOLD, sold), Rule(TRADED, traded),
-                           Rule(LOST_THING, lost_thing, False))
+                           Rule(NO_LONGER_OWNS, no_longer_owns),
+                           Rule(LOST_THING, lost_thing))

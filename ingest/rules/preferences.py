@@ -122,5 +122,5 @@ def favorite_ended(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 _NOT_A_THING = frozenset("it this that he she they there what which who i we you".split())
 
-RULES: tuple[Rule, ...] = (Rule(FAVORITE_ENDED, favorite_ended, False), Rule(LIKES, likes), Rule(FAVORITE, favorite),
+RULES: tuple[Rule, ...] = (Rule(FAVORITE_ENDED, favorite_ended), Rule(LIKES, likes), Rule(FAVORITE, favorite),
                            Rule(DISLIKES, dislikes))

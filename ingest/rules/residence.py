@@ -3,9 +3,9 @@
 "I moved to Boston" is a MOVED_TO event and the LIVES_IN state derived from it
 (forgetting the move forgets the home too); "moved from X to Y" also ends
 LIVES_IN X. LIVES_IN and IS_FROM are single-valued, so a new home supersedes
-the old one; "no longer live in", "don't live in ... anymore", "moved out of"
-and leaving a place for a new one ("left Austin and settled in Portland") end
-the open LIVES_IN.
+the old one; "no longer live in", "don't live in ... anymore" and "moved out of" end the
+open LIVES_IN. "We left Austin and settled in Portland" is only the new home:
+"left" names employers as often as places.
 """
 
 from __future__ import annotations
@@ -36,9 +36,6 @@ CALL_HOME = subject_rule("call", "now call", "HAVE called", tail=r"\s+(?=[A-Z][^
                          keywords=("home",))
 SETTLED = subject_rule("settled", "HAVE settled", "settled down", "HAVE settled down", tail=_IN,
                        keywords=("settled",))
-# "we left Austin in April and settled in Portland": leaving a place for a new home ends the old one
-LEFT_PLACE = subject_rule("left", "HAVE left", tail=r"\s+(?=[A-Z][^.;!?]{0,80}?\b(?:moved|settled|relocated)\b)",
-                          keywords=("left",))
 MOVED_FROM = subject_rule("moved", "HAVE moved", tail=r"(?:\s+(?:here|over|away))?\s+from\s+(?![^,.;!?]{0,60}\sto\s)")
 MOVING = subject_rule("BE moving", "WILL move", "BE going to move", "BE gonna move", "BE relocating",
                       tail=r"(?:\s+back)?\s+to\s+", keywords=("mov", "relocat"))
@@ -118,21 +115,6 @@ def call_home(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, obj.end))]
 
 
-_ORG_NAME = re.compile(r"\b(?:Bank|Hospital|Clinic|Inc|Corp|Ltd|LLC|Company|Group|University|College|School|"
-                       r"Institute|Academy|Council|Agency|Foundation)\b")
-
-
-def left_place(m: re.Match[str], s: Sentence) -> list[Draft]:
-    """ "We left Austin and settled in Portland": the home left behind ends (an
-    organisation left is the work topic's)."""
-    src = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
-    if src is None or _ORG_NAME.search(src.name):
-        return []
-    subj = subject_of(m, s)
-    return [Draft(subj, "LIVES_IN", src.name, f"{subj} no longer lives in {src.said}", "end", HOME, True,
-                  span=match_span(m, src.end))]
-
-
 def home_is(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "My home is in Austin these days" -> LIVES_IN Austin."""
     obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
@@ -151,13 +133,12 @@ def moving(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, dest.end))]
 
 
-# endings first: "we left Austin and settled in Portland" closes Austin before Portland supersedes it,
+# endings first: "we moved out of Austin and settled in Portland" closes Austin before Portland supersedes it,
 # so the ending still finds its open fact (an ending that finds none is stored as a fact of its own)
 RULES: tuple[Rule, ...] = (
     Rule(END_LIVES, place("LIVES_IN", "{s} no longer lives in {o}", "end", True, lower=True)),
     Rule(END_LIVES_ANYMORE, place("LIVES_IN", "{s} no longer lives in {o}", "end", True, lower=True, anymore=True)),
     Rule(MOVED_OUT, place("LIVES_IN", "{s} no longer lives in {o}", "end", True)),
-    Rule(LEFT_PLACE, left_place),
     Rule(MOVED, moved), Rule(MOVED_FROM, moved_from), Rule(MOVING, moving),
     Rule(LIVES_IN, place("LIVES_IN", "{s} lives in {o}", single=True, lower=True)),
     Rule(LIVED_IN, place("LIVED_IN", "{s} used to live in {o}")),
