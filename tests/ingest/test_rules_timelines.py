@@ -23,6 +23,10 @@ def objects(mem, user: str, when: str, predicate: str) -> set[str]:
     ("I work at Northwind as an analyst.", "I'm no longer with Northwind, I joined Fabrikam in May.", "WORKS_AT",
      {"Northwind"}, {"Fabrikam"}),
     ("I've been dating Noah since the summer.", "Noah and I broke up last month.", "PARTNER_OF", {"Noah"}, set()),
+    # an ending and the new value in one sentence: the ending closes the old value first
+    ("I'm vegan.", "I'm no longer vegan, I'm vegetarian now.", "DIET", {"vegan"}, {"vegetarian"}),
+    ("I live in Brooklyn.", "We moved out of Brooklyn in May and now live in Queens.", "LIVES_IN",
+     {"Brooklyn"}, {"Queens"}),
 ])
 def test_the_second_session_closes_the_first(memory, first, second, predicate, then, now):
     memory.write("u", [{"speaker": "Jess", "content": first}], "2024-01-15", session_id="s1")
