@@ -221,6 +221,16 @@ def set_archived(uuids: Sequence[str], when: datetime | None) -> Query:
     )
 
 
+def unarchive(uuid: str) -> Query:
+    """Restore one archived fact; no row when there is no such fact or it was never
+    archived (then there is nothing to restore)."""
+    return Query(
+        "MATCH ()-[r:RELATES_TO {uuid: $u}]->() WHERE r.archived_at IS NOT NULL "
+        "SET r.archived_at = NULL RETURN r.uuid AS uuid",
+        {"u": uuid},
+    )
+
+
 # -- bulk (`graph.bulk_facts`): one query per kind of write, rows UNWIND'ed -------------
 
 
