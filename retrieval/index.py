@@ -28,6 +28,7 @@ class UserIndexes:
     entity_uuids: dict[str, str] = field(default_factory=dict)  # normalised name or alias -> uuid
     fact_scopes: dict[str, str] = field(default_factory=dict)  # fact uuid -> scope
     episode_scopes: dict[str, str] = field(default_factory=dict)  # turn uuid -> scope
+    scopes: frozenset[str] = frozenset()  # every scope a fact or turn here has
     narrowed: dict = field(default_factory=dict, compare=False, repr=False)  # `retrieval.scoped`'s cache
 
 
@@ -74,4 +75,5 @@ def build(store: Store, user_id: str, version: int) -> UserIndexes:
         entity_uuids=entities,
         fact_scopes={r["uuid"]: r["scope"] for r in facts},
         episode_scopes={r["uuid"]: r["scope"] for r in episodes},
+        scopes=frozenset(r["scope"] for r in [*facts, *episodes]),
     )

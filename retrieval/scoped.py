@@ -65,19 +65,18 @@ def narrow(store: Store, user_id: str, idx: UserIndexes, scopes: Sequence[str]) 
     set of scopes); the entity table is shared, names are not scoped.
     """
     wanted = frozenset(scopes)
-    present = set(idx.fact_scopes.values()) | set(idx.episode_scopes.values())
-    if present <= wanted:
+    if idx.scopes <= wanted:
         return idx, EVERY_SCOPE
     key = tuple(sorted(wanted))
     cached = idx.narrowed.get(key)
     if cached is None:
-        cached = _build(store, user_id, idx, wanted)
-        idx.narrowed[key] = cached
-    facts_inside = sum(1 for s in idx.fact_scopes.values() if s in wanted)
-    turns_inside = sum(1 for s in idx.episode_scopes.values() if s in wanted)
-    view = ScopedView(scopes=key, facts_inside=facts_inside, facts_outside=len(idx.fact_scopes) - facts_inside,
-                      turns_inside=turns_inside, turns_outside=len(idx.episode_scopes) - turns_inside)
-    return cached, view
+        inside = _build(store, user_id, idx, wanted)
+        view = ScopedView(scopes=key, facts_inside=len(inside.fact_scopes),
+                          facts_outside=max(0, len(idx.fact_scopes) - len(inside.fact_scopes)),
+                          turns_inside=len(inside.episode_scopes),
+                          turns_outside=max(0, len(idx.episode_scopes) - len(inside.episode_scopes)))
+        cached = idx.narrowed[key] = (inside, view)
+    return cached
 
 
 def _build(store: Store, user_id: str, idx: UserIndexes, wanted: frozenset[str]) -> UserIndexes:
@@ -92,4 +91,5 @@ def _build(store: Store, user_id: str, idx: UserIndexes, wanted: frozenset[str])
         entity_uuids=idx.entity_uuids,
         fact_scopes={r["uuid"]: r["scope"] for r in facts},
         episode_scopes={r["uuid"]: r["scope"] for r in turns},
+        scopes=frozenset(r["scope"] for r in [*facts, *turns]),
     )
