@@ -21,6 +21,7 @@ _HOMES = {
     "ExtractionError": "graphmem.schema.errors",
     "FactInput": "graphmem.schema.inputs",
     "FactRecord": "graphmem.schema.records",
+    "Forbidden": "graphmem.schema.errors",
     "GraphMemError": "graphmem.schema.errors",
     "InvalidInput": "graphmem.schema.errors",
     "Memory": "graphmem.memory",
@@ -34,7 +35,9 @@ __all__ = sorted(_HOMES)
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ does it
     from graphmem.config import Settings
-    from graphmem.schema.errors import ConfigError, ExtractionError, GraphMemError, InvalidInput, NotFound, StoreError
+    from graphmem.schema.errors import (
+        ConfigError, ExtractionError, Forbidden, GraphMemError, InvalidInput, NotFound, StoreError,
+    )
     from graphmem.memory import Memory
     from graphmem.schema.inputs import FactInput
     from graphmem.schema.records import AddFactResult, FactRecord, Timeline

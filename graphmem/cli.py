@@ -8,6 +8,7 @@ name; a GraphMemError becomes a one-line error.
     graphmem search --user U "QUESTION" [--now T] [--limit N] [--json]
     graphmem forget --user U (--text T | --entity E | --fact ID | --session-id S |
                     --between T0..T1 | --all) [--yes] [--dry-run] [--json]
+    graphmem rebuild USER [--json]       re-derive facts from the stored turns (cli_rebuild.py)
     graphmem eval forget                 the forgetting set, offline
     graphmem mcp [--transport http]      an MCP server (graphmem.cli_mcp)
     graphmem serve / graphmem keys ...   the HTTP service and its keys (cli_service.py)
@@ -267,6 +268,8 @@ def forget(
 
 _mount_evals()
 register_service(app)
+from graphmem.cli_rebuild import register as register_rebuild  # noqa: E402
+register_rebuild(app)
 from graphmem.cli_mcp import MCP_HELP, mcp  # noqa: E402
 app.command(help=MCP_HELP)(mcp)
 

@@ -1,7 +1,7 @@
 """`graphmem serve` and `graphmem keys ...`: run the HTTP service, manage its keys.
 
     graphmem serve [--host 127.0.0.1] [--port 8765] [--workers N] [--data-dir D]
-    graphmem keys create (--users alice,bob | --admin) [--data-dir D]
+    graphmem keys create (--users alice,bob | --admin) [--scopes user,project:x] [--data-dir D]
     graphmem keys list [--json] [--data-dir D]
     graphmem keys revoke KEY_ID [--data-dir D]
 
@@ -47,29 +47,37 @@ def _key_store(data_dir: Path | None):
         _fail(str(exc))
 
 
+def _items(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
 @keys_app.command("create")
 def keys_create(
     users: Annotated[Optional[str], typer.Option(help="comma-separated user ids the key may act for")] = None,
     admin: Annotated[bool, typer.Option("--admin", help="a key for every user")] = False,
+    scopes: Annotated[Optional[str], typer.Option(help=(
+        "comma-separated memory scopes the key may read and write (user, project:<id>, agent:<id>); "
+        "default every scope"))] = None,
     data_dir: DataDirOpt = None,
 ) -> None:
     """Make a key; the key itself is printed alone on the last line, once."""
     if admin == (users is not None):
         _fail("give exactly one of --users alice,bob or --admin")
-    scope = None if admin else [u.strip() for u in (users or "").split(",") if u.strip()]
+    scope = None if admin else _items(users)
     try:
-        key, token = _key_store(data_dir).create(scope)
+        key, token = _key_store(data_dir).create(scope, None if scopes is None else _items(scopes))
     except GraphMemError as exc:
         _fail(str(exc))
     covers = "all users (admin)" if key.admin else ", ".join(key.users or ())
-    typer.echo(f"created key {key.id} for {covers}; it is shown once, store it now:")
+    within = "every scope" if key.scopes is None else "scopes " + ", ".join(key.scopes)
+    typer.echo(f"created key {key.id} for {covers}, {within}; it is shown once, store it now:")
     typer.echo(token)
 
 
 @keys_app.command("list")
 def keys_list(as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
               data_dir: DataDirOpt = None) -> None:
-    """The keys (ids, users, creation time); never the keys themselves."""
+    """The keys (ids, users, creation time, scopes); never the keys themselves."""
     try:
         keys = _key_store(data_dir).list()
     except GraphMemError as exc:
@@ -79,7 +87,8 @@ def keys_list(as_json: Annotated[bool, typer.Option("--json", help="print JSON")
         return
     for k in keys:
         covers = "*" if k.admin else ",".join(k.users or ())
-        typer.echo(f"{k.id:14} {k.source:4} {k.created_at:%Y-%m-%d %H:%M} {covers}")
+        within = "" if k.scopes is None else "  scopes " + ",".join(k.scopes)
+        typer.echo(f"{k.id:14} {k.source:4} {k.created_at:%Y-%m-%d %H:%M} {covers}{within}")
 
 
 @keys_app.command("revoke")
@@ -106,7 +115,11 @@ def serve(
     if data_dir is not None:
         os.environ["GRAPHMEM_DATA_DIR"] = str(data_dir)  # the workers read their Settings from the environment
     keys = _key_store(data_dir)
-    if not keys.list():
+    try:
+        known = keys.list()
+    except GraphMemError as exc:
+        _fail(str(exc))
+    if not known:
         typer.echo("warning: no API keys yet, every request will get 401; run `graphmem keys create`", err=True)
     if host not in LOOPBACK:
         typer.echo(f"warning: binding {host}: the API is reachable from other machines", err=True)

@@ -26,6 +26,10 @@ class UserIndexes:
     facts: BM25Index
     episodes: BM25Index
     entity_uuids: dict[str, str] = field(default_factory=dict)  # normalised name or alias -> uuid
+    fact_scopes: dict[str, str] = field(default_factory=dict)  # fact uuid -> scope
+    episode_scopes: dict[str, str] = field(default_factory=dict)  # turn uuid -> scope
+    scopes: frozenset[str] = frozenset()  # every scope a fact or turn here has
+    narrowed: dict = field(default_factory=dict, compare=False, repr=False)  # `retrieval.scoped`'s cache
 
 
 class WarmIndexes:
@@ -69,4 +73,7 @@ def build(store: Store, user_id: str, version: int) -> UserIndexes:
         facts=BM25Index.build([r["uuid"] for r in facts], [r["text"] or "" for r in facts]),
         episodes=BM25Index.build([r["uuid"] for r in episodes], [r["text"] or "" for r in episodes]),
         entity_uuids=entities,
+        fact_scopes={r["uuid"]: r["scope"] for r in facts},
+        episode_scopes={r["uuid"]: r["scope"] for r in episodes},
+        scopes=frozenset(r["scope"] for r in [*facts, *episodes]),
     )

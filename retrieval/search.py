@@ -36,6 +36,7 @@ from graphmem.retrieval.packet import (
 )
 from graphmem.retrieval.query import QueryPlan, analyze
 from graphmem.retrieval.recipes import FactList, Reranker, SearchRecipe, TurnList
+from graphmem.retrieval.scoped import EVERY_SCOPE, ScopedView, narrow
 from graphmem.schema import time as t
 from graphmem.schema.records import FactRecord
 from graphmem.graph.store import Store
@@ -55,7 +56,8 @@ class RetrievalContext:
 
 
 def _fact_lists(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: QueryPlan, vector, entity_uuids,
-                recipe: SearchRecipe) -> tuple[dict[FactList, list[str]], float, dict[str, int]]:
+                recipe: SearchRecipe, view: ScopedView = EVERY_SCOPE,
+                ) -> tuple[dict[FactList, list[str]], float, dict[str, int]]:
     lists: dict[FactList, list[str]] = {}
     best = 0.0
     distance: dict[str, int] = {}
@@ -63,18 +65,19 @@ def _fact_lists(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: Que
     if FactList.BM25 in recipe.fact_weights:
         lists[FactList.BM25] = [s.doc_id for s in idx.facts.search(plan.text, n)]
     if FactList.VECTOR in recipe.fact_weights:
-        rows = ctx.store.run(user_id, q.vector_facts(vector, n), read_only=True)
+        rows = ctx.store.run(user_id, view.vector_facts(vector, n), read_only=True)
         lists[FactList.VECTOR] = [r["uuid"] for r in rows]
         best = max((r["similarity"] for r in rows), default=0.0)
     if FactList.BFS in recipe.fact_weights and entity_uuids:
-        rows = ctx.store.run(user_id, q.facts_near_entities(entity_uuids, recipe.bfs_hops, n), read_only=True)
+        rows = ctx.store.run(user_id, q.facts_near_entities(entity_uuids, recipe.bfs_hops, n, view.scopes),
+                             read_only=True)
         lists[FactList.BFS] = [r["uuid"] for r in rows]
         distance = {r["uuid"]: int(r["distance"]) for r in rows}
     return lists, best, distance
 
 
 def _abstain_signals(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: QueryPlan,
-                     best: float) -> abstention.AbstainSignals:
+                     best: float, view: ScopedView = EVERY_SCOPE) -> abstention.AbstainSignals:
     """Topic-word coverage and the best similarity of the question with its names masked."""
     terms = abstention.topic_terms(plan.text, plan.entity_keys)
     covered = abstention.coverage((idx.episodes, idx.facts), terms)
@@ -82,8 +85,8 @@ def _abstain_signals(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan
     similarity = best
     if masked != plan.text:
         vector = ctx.embed([masked])[0].tolist()
-        rows = ctx.store.run(user_id, q.vector_episodes(vector, 1), read_only=True)
-        rows += ctx.store.run(user_id, q.vector_facts(vector, 1), read_only=True)
+        rows = ctx.store.run(user_id, view.vector_episodes(vector, 1), read_only=True)
+        rows += ctx.store.run(user_id, view.vector_facts(vector, 1), read_only=True)
         similarity = max((r["similarity"] for r in rows), default=0.0)
     return abstention.AbstainSignals(coverage=covered, masked_similarity=similarity,
                                      documents=len(idx.episodes) + len(idx.facts))
@@ -124,7 +127,8 @@ def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, re
     return kept[:limit]
 
 
-def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity_uuids, recipe):
+def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity_uuids, recipe,
+                view: ScopedView = EVERY_SCOPE):
     lists: dict[TurnList, list[str]] = {}
     n = recipe.candidates
     weights = recipe.turn_weights
@@ -132,7 +136,7 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
     if TurnList.BM25 in weights:
         lists[TurnList.BM25] = [s.doc_id for s in idx.episodes.search(plan.text, n)]
     if TurnList.VECTOR in weights:
-        rows = ctx.store.run(user_id, q.vector_episodes(vector, n), read_only=True)
+        rows = ctx.store.run(user_id, view.vector_episodes(vector, n), read_only=True)
         lists[TurnList.VECTOR] = [r["uuid"] for r in rows]
         best = max((r["similarity"] for r in rows), default=0.0)
     if TurnList.FACTS in weights:
@@ -140,7 +144,7 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
         picked = (pick_sources(f.episodes, found, SOURCES_PER_FACT) for f in facts)
         lists[TurnList.FACTS] = list(dict.fromkeys(u for sources in picked for u in sources))
     if TurnList.MENTIONS in weights and entity_uuids:
-        rows = ctx.store.run(user_id, q.episodes_mentioning(entity_uuids, n), read_only=True)
+        rows = ctx.store.run(user_id, q.episodes_mentioning(entity_uuids, n, view.scopes), read_only=True)
         lists[TurnList.MENTIONS] = [r["uuid"] for r in rows]
     if TurnList.NEIGHBOURS in weights:
         top = recipe.neighbour_seeds
@@ -319,22 +323,23 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
            known_at: datetime | None, limit: int, recipe: SearchRecipe, budget_tokens: int | None = None,
            scopes: Sequence[str] = ("user",)) -> MemoryPacket:
     """Run one search; see the module docstring for the steps. Only facts and turns
-    of `scopes` become lines (candidates of other scopes are dropped before ranking)."""
+    of `scopes` become lines, and only they are candidates or abstention signals
+    (`retrieval.scoped`)."""
     started = time.perf_counter()
     if not ctx.store.has_graph(user_id):
         return MemoryPacket(query=query, abstain=True, reason="nothing has ever been stored for this user")
-    idx = ctx.indexes.get(ctx.store, user_id)
+    idx, view = narrow(ctx.store, user_id, ctx.indexes.get(ctx.store, user_id), scopes)
     plan = analyze(query, now, as_of, idx.entity_uuids.keys())
     vector = ctx.embed([query])[0].tolist()
     named = [idx.entity_uuids[k] for k in plan.entity_keys]
     selves = [idx.entity_uuids[k] for k in SELF_KEYS if plan.first_person and k in idx.entity_uuids]
-    fact_lists, best_fact, distance = _fact_lists(ctx, user_id, idx, plan, vector, named + selves, recipe)
+    fact_lists, best_fact, distance = _fact_lists(ctx, user_id, idx, plan, vector, named + selves, recipe, view)
     fused = _fuse(fact_lists, recipe.fact_weights, recipe.rrf_k)
     facts = _rank_facts(ctx, user_id, fused, plan, now, known_at, limit, recipe, distance, scopes)
-    turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe)
+    turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe, view)
     ranked_turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k)
     best = max(best_fact, best_turn)
-    signals = _abstain_signals(ctx, user_id, idx, plan, best)
+    signals = _abstain_signals(ctx, user_id, idx, plan, best, view)
     abstain, reason = abstention.decide(signals)
     if abstain:
         return MemoryPacket(query=query, mode=plan.mode, abstain=True, best_similarity=best, reason=reason,

@@ -4,6 +4,8 @@
     ├── InvalidInput              the caller sent something unusable (bad user id,
     │                             naive-or-absurd date, wrong embedding size, ...)
     ├── NotFound                  the user, entity or fact asked for does not exist
+    ├── Forbidden                 the caller's API key does not allow it (a scope
+    │                             outside the key's, a whole-memory verb)
     ├── ConfigError               settings that cannot work (bad URL, no model)
     ├── StoreError                FalkorDB failed or could not be reached
     └── ExtractionError           the LLM extractor failed for good
@@ -35,6 +37,12 @@ class NotFound(GraphMemError, LookupError):
     http_status = 404
 
 
+class Forbidden(GraphMemError, PermissionError):
+    """The caller's API key does not allow this (the service's scoped keys)."""
+
+    http_status = 403
+
+
 class ConfigError(GraphMemError):
     """Configuration that cannot work, detected when a Memory is created."""
 
@@ -56,6 +64,7 @@ class ExtractionError(GraphMemError):
 __all__ = [
     "ConfigError",
     "ExtractionError",
+    "Forbidden",
     "GraphMemError",
     "InvalidInput",
     "NotFound",

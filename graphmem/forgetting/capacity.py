@@ -44,7 +44,9 @@ def enforce(store: Store, user_id: str, capacity: int | None, now: datetime | No
 
 
 def restore(store: Store, user_id: str, fact_uuid: str) -> bool:
-    """Bring an archived fact back into search; False when there was no such fact."""
-    found = store.run(user_id, q.set_archived([fact_uuid], None))
-    store.run(user_id, q.bump_version())
+    """Bring an archived fact back into search; False when there was no such fact
+    or it was not archived (nothing changed, so the warm indexes stay)."""
+    found = store.run(user_id, q.unarchive(fact_uuid))
+    if found:
+        store.run(user_id, q.bump_version())
     return bool(found)

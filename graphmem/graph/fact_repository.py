@@ -176,15 +176,19 @@ def facts_at(
     scopes: Sequence[str] | None = None,
 ) -> list[FactRecord]:
     """Facts true at `valid_at` (default now) as known at `known_at` (default now),
-    of every scope or only of `scopes`."""
+    of every scope or only of `scopes`. A fact whose `expires_at` is at or before
+    `valid_at` is not true then ("I live in Berlin until Friday" is not an answer
+    for the Monday after), as search drops it once its expiry passed."""
     now = now or t.now_utc()
     if not store.has_graph(user_id):
         return []
+    moment = valid_at or now
     key = normalize_name(subject) if subject is not None else None
-    rows = store.run(user_id, q.facts_at(valid_at or now, known_at, key), read_only=True)
+    rows = store.run(user_id, q.facts_at(moment, known_at, key), read_only=True)
     if scopes is not None:
         rows = [row for row in rows if (row.get("scope") or "user") in scopes]
-    return to_records(store, user_id, rows, now=now, known_at=known_at)
+    records = to_records(store, user_id, rows, now=now, known_at=known_at)
+    return [r for r in records if r.expires_at is None or r.expires_at > moment]
 
 
 def history(store: Store, user_id: str, entity_or_fact: str, *, now: datetime | None = None) -> Timeline:

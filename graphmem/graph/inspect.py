@@ -73,6 +73,7 @@ class EpisodeRow(_Row):
     content: str
     valid_at: str | None = None
     turn_index: int | None = None
+    scope: str = "user"
 
 
 class MentionRow(_Row):

@@ -32,7 +32,7 @@ from graphmem.service.errors import BodyLimit, install_error_handlers
 from graphmem.service.keys import KeyStore
 from graphmem.service.models import ErrorBody, Health
 
-ERROR_RESPONSES = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413, 422)}
+ERROR_RESPONSES = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413, 422, 503)}
 
 
 def _open_memory(settings: Settings) -> Memory:
@@ -80,7 +80,9 @@ def create_app(memory: Memory | None = None, keys: KeyStore | None = None,
     :param keys: the API keys; default: the data dir's key file plus
         ``GRAPHMEM_API_KEYS``.
     :param settings: default `Settings()` (read from the environment now).
-    :raises ConfigError: ``GRAPHMEM_API_KEYS`` is malformed.
+    :raises ConfigError: ``GRAPHMEM_API_KEYS`` is malformed or the key file cannot
+        be read, so a worker with unusable keys stops at startup with the reason
+        (a key file spoilt later answers 503, `graphmem.service.deps`).
 
     Example:
         >>> app = create_app(Memory(data_dir="/tmp/gm"))
@@ -93,6 +95,7 @@ def create_app(memory: Memory | None = None, keys: KeyStore | None = None,
     if memory is not None:
         app.state.memory = memory
     app.state.keys = keys or KeyStore.from_settings(settings)
+    app.state.keys.list()  # reads the key file: ConfigError now rather than at the first request
     app.state.settings = settings
     install_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=settings.max_request_bytes)

@@ -1,7 +1,7 @@
 """Every failure as JSON ``{"error": type, "detail": message}``, never a stack trace.
 
 - `GraphMemError` -> its ``http_status`` (`graphmem.schema.errors`): InvalidInput
-  422, NotFound 404, StoreError 503, ExtractionError 502, ConfigError 500;
+  422, NotFound 404, Forbidden 403, StoreError 503, ExtractionError 502, ConfigError 500;
 - FastAPI's own errors (401/403 from the key checks, 404 for an unknown route,
   405, ...) keep their status, in the same body shape;
 - request bodies that do not match the schema -> 422 listing the fields;

@@ -16,10 +16,12 @@ slow hash would only add tens of milliseconds to every request.
 Keys can also come from the environment (``GRAPHMEM_API_KEYS``, read when the
 service starts), for deployments that hand secrets in as variables::
 
-    GRAPHMEM_API_KEYS="<key>=alice,bob <key2>=*"
+    GRAPHMEM_API_KEYS="<key>=alice,bob <key2>=* <key3>=alice@project:apollo,user"
 
 Entries are separated by whitespace or ``;``; each is the key, ``=``, and a
-comma-separated list of user ids or ``*`` for an admin key (all users). The key
+comma-separated list of user ids or ``*`` for an admin key (all users),
+optionally followed by ``@`` and the memory scopes the key is limited to
+(`graphmem.service.scoping`; without it, every scope). The key
 is the token itself (at least 32 characters) or ``sha256:<64 hex digits>``, its
 digest, so the plaintext need not sit in the environment either
 (`digest_of` computes it; `graphmem keys create` prints a fresh token).
@@ -44,10 +46,10 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from graphmem.schema.errors import ConfigError, InvalidInput, NotFound
-from graphmem.schema.models import check_user_id
+from graphmem.schema.models import check_scopes, check_user_id
 
 KEY_FILENAME = "api_keys.json"
 TOKEN_PREFIX = "gm_"
@@ -74,7 +76,8 @@ def new_token() -> str:
 class ApiKey(BaseModel):
     """A key as the service sees it: an id, the users it covers, when it was made.
 
-    ``users`` is None for an admin key, which covers every user.
+    ``users`` is None for an admin key, which covers every user; ``scopes`` is
+    None for a key of every scope (keys made before scopes existed are that).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -83,6 +86,13 @@ class ApiKey(BaseModel):
     users: tuple[str, ...] | None = Field(None, description="user ids this key may act for; null = all (admin)")
     created_at: datetime
     source: str = Field("file", description="'file' (graphmem keys create) or 'env' (GRAPHMEM_API_KEYS)")
+    scopes: tuple[str, ...] | None = Field(None, description="memory scopes this key may read and write; "
+                                                             "null = every scope")
+
+    @field_validator("scopes")
+    @classmethod
+    def _valid_scopes(cls, scopes: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return None if scopes is None else check_scopes(scopes)
 
     @property
     def admin(self) -> bool:
@@ -104,7 +114,8 @@ class StoredKey(ApiKey):
     digest: str
 
     def public(self) -> ApiKey:
-        return ApiKey(id=self.id, users=self.users, created_at=self.created_at, source=self.source)
+        return ApiKey(id=self.id, users=self.users, created_at=self.created_at, source=self.source,
+                      scopes=self.scopes)
 
 
 class _KeyFile(BaseModel):
@@ -121,6 +132,11 @@ def _check_users(users: object) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(check_user_id(u) for u in users))
 
 
+def _check_key_scopes(scopes: object) -> tuple[str, ...] | None:
+    """None (every scope) or a non-empty list of valid scopes."""
+    return None if scopes is None else check_scopes(scopes)
+
+
 def parse_env_keys(value: str) -> list[StoredKey]:
     """`GRAPHMEM_API_KEYS` entries as keys (format in the module docstring).
 
@@ -130,12 +146,16 @@ def parse_env_keys(value: str) -> list[StoredKey]:
     Example:
         >>> [k.users for k in parse_env_keys("sha256:" + "0" * 64 + "=alice,bob")]
         [('alice', 'bob')]
+        >>> [k.scopes for k in parse_env_keys("sha256:" + "0" * 64 + "=*@project:apollo")]
+        [('project:apollo',)]
     """
     keys = []
     for n, entry in enumerate(e for e in re.split(r"[\s;]+", value) if e):
-        token, sep, scope = entry.rpartition("=")
-        if not sep or not token or not scope:
-            raise ConfigError(f"{ENV_VAR} entry {n + 1} is not KEY=user1,user2 or KEY=*")
+        token, sep, covered = entry.rpartition("=")
+        scope, at, memory_scopes = covered.partition("@")
+        if not sep or not token or not scope or (at and not memory_scopes):
+            raise ConfigError(f"{ENV_VAR} entry {n + 1} is not KEY=user1,user2 or KEY=* "
+                              "(optionally followed by @scope1,scope2)")
         if DIGEST_RE.match(token):
             digest = token
         elif len(token) >= MIN_ENV_KEY_CHARS:
@@ -145,9 +165,10 @@ def parse_env_keys(value: str) -> list[StoredKey]:
                               "(or give its sha256:<hex> digest)")
         try:
             users = None if scope == "*" else _check_users(scope.split(","))
+            scopes = _check_key_scopes(memory_scopes.split(",")) if at else None
         except InvalidInput as exc:
             raise ConfigError(f"{ENV_VAR} entry {n + 1}: {exc}") from exc
-        keys.append(StoredKey(id=f"env-{digest[7:15]}", users=users, digest=digest,
+        keys.append(StoredKey(id=f"env-{digest[7:15]}", users=users, digest=digest, scopes=scopes,
                               created_at=datetime(1970, 1, 1, tzinfo=UTC), source="env"))
     return keys
 
@@ -216,15 +237,19 @@ class KeyStore:
 
     # -- verbs ------------------------------------------------------------------
 
-    def create(self, users: list[str] | tuple[str, ...] | None) -> tuple[ApiKey, str]:
-        """Make a key for `users` (None: an admin key); returns it and its token,
-        which is not stored and cannot be shown again.
+    def create(self, users: list[str] | tuple[str, ...] | None,
+               scopes: list[str] | tuple[str, ...] | None = None) -> tuple[ApiKey, str]:
+        """Make a key for `users` (None: an admin key), limited to the memory
+        `scopes` (None: every scope); returns it and its token, which is not
+        stored and cannot be shown again.
 
-        :raises InvalidInput: an empty list or a bad user id.
+        :raises InvalidInput: an empty list, a bad user id or a bad scope.
         """
         scope = _check_users(users)
+        limited = _check_key_scopes(scopes)
         token = new_token()
-        key = StoredKey(id=secrets.token_hex(4), users=scope, digest=digest_of(token), created_at=datetime.now(UTC))
+        key = StoredKey(id=secrets.token_hex(4), users=scope, scopes=limited, digest=digest_of(token),
+                        created_at=datetime.now(UTC))
         with self._editing() as keys:
             keys.append(key)
         return key.public(), token

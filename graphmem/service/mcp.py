@@ -10,7 +10,9 @@ search response (`SearchResponse`) are the HTTP service's: one definition, not t
 Who may touch which user is a `UserScope` asked per call: over stdio it is fixed
 when the server starts (`--users`, or the key in `GRAPHMEM_MCP_KEY`); over HTTP
 it is the bearer key of the request (`graphmem.service.mcp_http`). A user outside
-the scope gets the same refusal whether or not it exists, so nothing leaks.
+the scope gets the same refusal whether or not it exists, so nothing leaks. A key
+limited to memory scopes reads and writes only those, as over HTTP
+(`graphmem.service.scoping`); `forget`, which acts on every scope, refuses it.
 
 Errors: a `GraphMemError` becomes a tool error carrying its message (`ToolError`:
 `is_error` with the text, no traceback); anything else reaches the agent as the
@@ -36,7 +38,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.forgetting.pipeline import ForgetReport
 from graphmem.schema.errors import GraphMemError
+from graphmem.schema.models import DEFAULT_SCOPE
 from graphmem.schema.records import FactRecord, Timeline, WriteResult
+from graphmem.service import scoping
 from graphmem.service.models import SearchResponse, Turn
 
 if TYPE_CHECKING:
@@ -57,10 +61,17 @@ Times are ISO-8601 (2024-05-01 or 2024-05-01T09:30:00+02:00); no zone means UTC.
 
 UserId = Annotated[str, Field(description="whose memory: 1 to 128 letters, digits, '_' or '-'")]
 When = Annotated[str | None, Field(description="ISO-8601, e.g. 2024-05-01 or 2024-05-01T09:30:00+02:00 (no zone = UTC)")]
+Scopes = Annotated[list[str] | None, Field(description=(
+    "memory scopes to read: user, project:<id>, agent:<id> (default: user, or every scope of a key limited "
+    "to scopes)"))]
 
 
 class UserScope(Protocol):
-    """The users a caller may touch (an `ApiKey` is one)."""
+    """The users a caller may touch, and the memory scopes (None: every scope) it
+    may read and write (an `ApiKey` is one)."""
+
+    @property
+    def scopes(self) -> tuple[str, ...] | None: ...
 
     def covers(self, user_id: str) -> bool: ...
 
@@ -70,6 +81,7 @@ class FixedScope:
     """A scope chosen when the server starts: some users, or every user (None)."""
 
     users: frozenset[str] | None = None
+    scopes: tuple[str, ...] | None = None
 
     def covers(self, user_id: str) -> bool:
         return self.users is None or user_id in self.users
@@ -101,15 +113,15 @@ class GraphMemTools:
         self._scope_of = scope_of
         self._lock = threading.Lock()
 
-    async def _run(self, ctx: Context, user_id: str | None, call: Callable[["Memory"], T]) -> T:
-        """`call(memory)` on a worker thread, after the scope check; GraphMemError -> ToolError."""
+    async def _run(self, ctx: Context, user_id: str | None, call: Callable[["Memory", UserScope], T]) -> T:
+        """`call(memory, scope)` on a worker thread, after the user check; GraphMemError -> ToolError."""
         scope = self._scope_of(ctx)
         if user_id is not None and not scope.covers(user_id):
             raise ToolError(f"user {user_id!r} is not covered by this server's scope or key")
 
         def locked() -> T:
             with self._lock:
-                return call(self._memory)
+                return call(self._memory, scope)
 
         try:
             return await anyio.to_thread.run_sync(locked)
@@ -122,6 +134,8 @@ class GraphMemTools:
                              "('last month') resolve against this, never against the wall clock"))],
                          session_id: Annotated[str | None, Field(description=(
                              "names the session; writing the same session again changes nothing"))] = None,
+                         scope: Annotated[str | None, Field(description=(
+                             "the memory scope it belongs to: user (default), project:<id> or agent:<id>"))] = None,
                          *, ctx: Context) -> WriteResult:
         """Store one conversation session and the facts it states.
 
@@ -131,7 +145,8 @@ class GraphMemTools:
         Returns counts of what was stored; `errors` lists extraction problems (the turns
         are stored regardless)."""
         raw = [t.as_dict() for t in turns]
-        return await self._run(ctx, user_id, lambda m: m.write(user_id, raw, session_time, session_id))
+        return await self._run(ctx, user_id, lambda m, s: m.write(
+            user_id, raw, session_time, session_id, scope=scoping.write_scope(s.scopes, scope)))
 
     async def search_memory(self, user_id: UserId,
                             query: Annotated[str, Field(description="the question, in natural language")],
@@ -145,6 +160,7 @@ class GraphMemTools:
                                 "answer with only what graphmem had been told by this moment (known time)"))] = None,
                             limit: Annotated[int, Field(ge=1, le=100, description="at most this many facts and "
                                                                                   "turns")] = 10,
+                            scopes: Scopes = None,
                             *, ctx: Context) -> Annotated[CallToolResult, SearchResponse]:
         """Answer a question from memory: dated facts with their validity and the turns
         they rest on, or an abstention when nothing relevant was ever said.
@@ -154,8 +170,9 @@ class GraphMemTools:
         by themselves. The text result is ready to paste into your context (each line
         dated, citing turn ids); the structured result is the whole packet plus that
         text as "prompt". If "abstain" is true, say you were never told."""
-        packet = await self._run(ctx, user_id, lambda m: m.search(
-            user_id, query, now=now, as_of=as_of, known_at=known_at, limit=limit))
+        packet = await self._run(ctx, user_id, lambda m, s: m.search(
+            user_id, query, now=now, as_of=as_of, known_at=known_at, limit=limit,
+            scopes=scoping.read_scopes(s.scopes, scopes, (DEFAULT_SCOPE,))))
         prompt = packet.to_prompt()
         return CallToolResult(content=[TextContent(type="text", text=prompt)],
                               structured_content={**packet.model_dump(mode="json"), "prompt": prompt})
@@ -166,6 +183,8 @@ class GraphMemTools:
                          known_at: Annotated[When, Field(description=(
                              "as graphmem knew them at this moment (known time; default now)"))] = None,
                          subject: Annotated[str | None, Field(description="only facts about this entity")] = None,
+                         scopes: Annotated[list[str] | None, Field(description=(
+                             "only facts of these scopes (default every scope, or the key's scopes)"))] = None,
                          *, ctx: Context) -> list[FactRecord]:
         """The facts true at a moment as known at a moment, each with its validity range
         (valid_at -> invalid_at), status (current, superseded, ended), what superseded it
@@ -174,8 +193,9 @@ class GraphMemTools:
         Use it for a full picture rather than an answer to one question; valid_at in the
         past shows what was true then, known_at in the past shows what you had been told
         by then."""
-        return await self._run(ctx, user_id, lambda m: m.facts(
-            user_id, valid_at=valid_at, known_at=known_at, subject=subject))
+        return await self._run(ctx, user_id, lambda m, s: m.facts(
+            user_id, valid_at=valid_at, known_at=known_at, subject=subject,
+            scopes=scoping.read_scopes(s.scopes, scopes, None)))
 
     async def fact_history(self, user_id: UserId,
                            entity_or_fact: Annotated[str, Field(description=(
@@ -184,7 +204,8 @@ class GraphMemTools:
         """Every version of an entity's facts (or of one fact's slot) over time, oldest
         first, superseded ones included: how something changed ("where has the user
         lived?"). Fails with a message when the entity or fact does not exist."""
-        return await self._run(ctx, user_id, lambda m: m.history(user_id, entity_or_fact))
+        return await self._run(ctx, user_id, lambda m, s: scoping.visible_timeline(
+            m.history(user_id, entity_or_fact), s.scopes, user_id, entity_or_fact))
 
     async def forget(self, user_id: UserId, selector: Selector,
                      confirm: Annotated[bool, Field(description=(
@@ -200,15 +221,19 @@ class GraphMemTools:
         facts, turn ids and entities), and call again with confirm=true only when the
         user asked for exactly that."""
         chosen = selector.as_dict()
-        return await self._run(ctx, user_id, lambda m: m.forget(
-            user_id, chosen, dry_run=not confirm, confirm=confirm))
+
+        def run(m: "Memory", s: UserScope) -> ForgetReport:
+            scoping.require_every_scope(s.scopes, "forget")
+            return m.forget(user_id, chosen, dry_run=not confirm, confirm=confirm)
+
+        return await self._run(ctx, user_id, run)
 
     async def list_users(self, *, ctx: Context) -> list[str]:
         """The user ids that have a memory here and that this server's scope or key
         covers. Use it to find the user_id the other tools take; a user missing from
         this list is out of reach for this connection, whether or not it exists."""
         scope = self._scope_of(ctx)
-        found = await self._run(ctx, None, lambda m: m.users())
+        found = await self._run(ctx, None, lambda m, _s: m.users())
         return [u for u in found if scope.covers(u)]
 
 

@@ -7,7 +7,9 @@ The keys go through the SDK's own bearer-token path: `KeyVerifier` is its
 again on every request (a revoked key stops at once), and binds each MCP session
 to the key that opened it (the session's principal is the key id). A tool then
 reads the key of its own request (`get_access_token`) and acts only for the
-users it covers.
+users it covers and within the memory scopes it holds (`graphmem.service.scoping`).
+A key file that cannot be read stops the server at startup; spoilt later, every
+request is refused (401) and the reason is logged.
 
 `AuthSettings` insists on an `issuer_url` (it was made for OAuth); it is set to
 this server's own URL and nothing OAuth is served: no authorization endpoints,
@@ -16,6 +18,7 @@ no protected-resource metadata.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 import anyio.to_thread
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
     from graphmem.memory import Memory
 
 MCP_PATH = "/mcp"
+log = logging.getLogger("graphmem.mcp")
 
 
 class KeyAccess(AccessToken):
@@ -53,7 +57,11 @@ class KeyVerifier:
 
         The store may re-read its file (a key created or revoked since), so it
         runs on a worker thread, off the event loop."""
-        key = await anyio.to_thread.run_sync(self._keys.authenticate, token)
+        try:
+            key = await anyio.to_thread.run_sync(self._keys.authenticate, token)
+        except ConfigError as exc:
+            log.error("%s", exc)
+            return None
         if key is None:
             return None
         return KeyAccess(token=f"key:{key.id}", client_id=key.id, scopes=[], key=key)
@@ -83,6 +91,7 @@ def serve_http(memory: "Memory", *, host: str, port: int) -> None:
     """Serve the tools at http://host:port/mcp until SIGINT or SIGTERM (uvicorn's)."""
     netloc = f"[{host}]" if ":" in host else host
     auth = AuthSettings(issuer_url=f"http://{netloc}:{port}", resource_server_url=None)
-    server = build_server(memory, request_key, token_verifier=KeyVerifier(KeyStore.from_settings(memory.settings)),
-                          auth=auth)
+    keys = KeyStore.from_settings(memory.settings)
+    keys.list()  # a key file that cannot be read: ConfigError now, not a refusal per request
+    server = build_server(memory, request_key, token_verifier=KeyVerifier(keys), auth=auth)
     server.run("streamable-http", host=host, port=port, streamable_http_path=MCP_PATH)

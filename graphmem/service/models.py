@@ -39,6 +39,8 @@ class WriteRequest(_Body):
     turns: list[Turn] = Field(min_length=1)
     session_time: Time = Field(description=f"when the session happened; {TIME}")
     session_id: str | None = None
+    scope: str | None = Field(None, description="the scope the turns and their facts belong to: user (the "
+                                                "default), project:<id> or agent:<id>")
 
 
 class SearchRequest(_Body):
@@ -49,6 +51,9 @@ class SearchRequest(_Body):
     limit: int = Field(10, ge=1, le=100)
     recipe: str | None = Field(None, description="a search recipe name (graphmem.retrieval.recipes)")
     budget_tokens: int | None = Field(None, ge=1, description="cut the packet (and its prompt) to this many tokens")
+    scopes: list[str] | None = Field(None, min_length=1, max_length=32,
+                                     description="the scopes to read; default [\"user\"], or every scope of a key "
+                                                 "limited to scopes")
 
 
 class SearchResponse(MemoryPacket):

@@ -9,7 +9,7 @@ from typing import Any
 from graphmem.schema import time as t
 from graphmem.schema.models import new_uuid
 
-from graphmem.graph.cypher.query import Query, vector as vector_param, vector_rows
+from graphmem.graph.cypher.query import Query, in_scopes, vector as vector_param, vector_rows
 
 
 def episode_times(uuids: Sequence[str]) -> Query:
@@ -68,22 +68,39 @@ def mark_extracted(rows: Sequence[dict[str, Any]]) -> Query:
 
 
 def episode_docs() -> Query:
-    return Query("MATCH (e:Episodic) RETURN e.uuid AS uuid, e.speaker + ': ' + e.content AS text", {})
+    return Query("MATCH (e:Episodic) RETURN e.uuid AS uuid, e.speaker + ': ' + e.content AS text, "
+                 "coalesce(e.scope, 'user') AS scope", {})
 
 
-def vector_episodes(vector: Sequence[float], k: int) -> Query:
+def vector_episodes(vector: Sequence[float], k: int, scopes: Sequence[str] | None = None,
+                    fetch: int | None = None) -> Query:
+    """The `k` turns closest by cosine, of every scope or only of `scopes` (how, as
+    in `facts.vector_facts`)."""
+    if scopes is None:
+        return Query(
+            "CALL db.idx.vector.queryNodes('Episodic', 'content_embedding', $k, vecf32($v)) "
+            "YIELD node, score RETURN node.uuid AS uuid, 1.0 - score AS similarity",
+            {"k": int(k), "v": vector_param(vector)},
+        )
+    params = {"k": int(k), "n": int(fetch or 0), "v": vector_param(vector), "scopes": list(scopes)}
+    if fetch is not None:
+        return Query(
+            "CALL db.idx.vector.queryNodes('Episodic', 'content_embedding', $n, vecf32($v)) "
+            f"YIELD node, score WITH node, score WHERE true{in_scopes('node', scopes)} "
+            "RETURN node.uuid AS uuid, 1.0 - score AS similarity ORDER BY similarity DESC LIMIT $k", params)
     return Query(
-        "CALL db.idx.vector.queryNodes('Episodic', 'content_embedding', $k, vecf32($v)) "
-        "YIELD node, score RETURN node.uuid AS uuid, 1.0 - score AS similarity",
-        {"k": int(k), "v": vector_param(vector)},
-    )
+        f"MATCH (node:Episodic) WHERE node.content_embedding IS NOT NULL{in_scopes('node', scopes)} "
+        "WITH node, vec.cosineDistance(node.content_embedding, vecf32($v)) AS score "
+        "RETURN node.uuid AS uuid, 1.0 - score AS similarity ORDER BY similarity DESC LIMIT $k", params)
 
 
-def episodes_mentioning(entity_uuids: Sequence[str], limit: int) -> Query:
+def episodes_mentioning(entity_uuids: Sequence[str], limit: int, scopes: Sequence[str] | None = None) -> Query:
+    """Turns mentioning the entities, most of them first; with `scopes`, only theirs."""
+    params = {"uuids": list(entity_uuids), "limit": int(limit)}
     return Query(
-        "MATCH (e:Episodic)-[:MENTIONS]->(n:Entity) WHERE n.uuid IN $uuids "
+        f"MATCH (e:Episodic)-[:MENTIONS]->(n:Entity) WHERE n.uuid IN $uuids{in_scopes('e', scopes)} "
         "WITH e, count(n) AS hits ORDER BY hits DESC, e.valid_at DESC LIMIT $limit RETURN e.uuid AS uuid, hits",
-        {"uuids": list(entity_uuids), "limit": int(limit)},
+        params if scopes is None else params | {"scopes": list(scopes)},
     )
 
 

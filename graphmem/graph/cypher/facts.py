@@ -10,7 +10,7 @@ from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge
 from graphmem.schema.supersession import Closure, Split
 
-from graphmem.graph.cypher.query import Query, vector as vector_param, vector_rows
+from graphmem.graph.cypher.query import Query, in_scopes, vector as vector_param, vector_rows
 
 
 FACT_FIELDS = tuple(name for name in FactEdge.model_fields if name not in FactEdge.VECTOR_FIELDS)
@@ -159,39 +159,65 @@ def nearest_facts(vector: Sequence[float], k: int) -> Query:
 
 def fact_docs() -> Query:
     """Each fact's text plus its relation's words ("has pet", "works at"): a question
-    may name the relation rather than repeat the sentence ("What pets do I have?")."""
+    may name the relation rather than repeat the sentence ("What pets do I have?"),
+    and its scope (a search of some scopes indexes only theirs)."""
     return Query(
         "MATCH (:Entity)-[r:RELATES_TO]->(:Entity) "
-        "RETURN r.uuid AS uuid, r.fact + ' ' + replace(toLower(r.name), '_', ' ') AS text",
+        "RETURN r.uuid AS uuid, r.fact + ' ' + replace(toLower(r.name), '_', ' ') AS text, "
+        "coalesce(r.scope, 'user') AS scope",
         {},
     )
 
 
-def vector_facts(vector: Sequence[float], k: int) -> Query:
+def vector_facts(vector: Sequence[float], k: int, scopes: Sequence[str] | None = None,
+                 fetch: int | None = None) -> Query:
+    """The `k` facts closest by cosine, of every scope or only of `scopes`.
+
+    FalkorDB's vector index cannot filter while it searches. For `scopes`, either
+    the index is asked for the nearest `fetch` and those of `scopes` kept (exact
+    when `fetch` is `k` plus the number of facts outside them), or, with `fetch`
+    None, every fact of `scopes` is scored (exact, linear in their number);
+    `retrieval.scoped` picks the cheaper.
+    """
+    if scopes is None:
+        return Query(
+            "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($v)) "
+            "YIELD relationship AS r, score RETURN r.uuid AS uuid, 1.0 - score AS similarity",
+            {"k": int(k), "v": vector_param(vector)},
+        )
+    params = {"k": int(k), "n": int(fetch or 0), "v": vector_param(vector), "scopes": list(scopes)}
+    if fetch is not None:
+        return Query(
+            "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $n, vecf32($v)) "
+            f"YIELD relationship AS r, score WITH r, score WHERE true{in_scopes('r', scopes)} "
+            "RETURN r.uuid AS uuid, 1.0 - score AS similarity ORDER BY similarity DESC LIMIT $k", params)
     return Query(
-        "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($v)) "
-        "YIELD relationship AS r, score RETURN r.uuid AS uuid, 1.0 - score AS similarity",
-        {"k": int(k), "v": vector_param(vector)},
-    )
+        f"MATCH ()-[r:RELATES_TO]->() WHERE r.fact_embedding IS NOT NULL{in_scopes('r', scopes)} "
+        "WITH r, vec.cosineDistance(r.fact_embedding, vecf32($v)) AS score "
+        "RETURN r.uuid AS uuid, 1.0 - score AS similarity ORDER BY similarity DESC LIMIT $k", params)
 
 
-def facts_near_entities(entity_uuids: Sequence[str], hops: int, limit: int) -> Query:
-    """Facts within `hops` (1 or 2) RELATES_TO steps of the entities, nearest first."""
+def facts_near_entities(entity_uuids: Sequence[str], hops: int, limit: int,
+                        scopes: Sequence[str] | None = None) -> Query:
+    """Facts within `hops` (1 or 2) RELATES_TO steps of the entities, nearest first;
+    with `scopes`, only steps over facts of those scopes."""
     if hops <= 1:
         cypher = (
-            "MATCH (a:Entity)-[r:RELATES_TO]-(:Entity) WHERE a.uuid IN $uuids "
+            f"MATCH (a:Entity)-[r:RELATES_TO]-(:Entity) WHERE a.uuid IN $uuids{in_scopes('r', scopes)} "
             "RETURN DISTINCT r.uuid AS uuid, 1 AS distance LIMIT $limit"
         )
     else:
         cypher = (
-            "MATCH (a:Entity)-[r1:RELATES_TO]-(b:Entity) WHERE a.uuid IN $uuids "
+            f"MATCH (a:Entity)-[r1:RELATES_TO]-(b:Entity) WHERE a.uuid IN $uuids{in_scopes('r1', scopes)} "
             "WITH collect(DISTINCT r1.uuid) AS near, collect(DISTINCT b) AS around "
-            "UNWIND around AS b MATCH (b)-[r2:RELATES_TO]-(:Entity) "
+            "UNWIND around AS b MATCH (b)-[r2:RELATES_TO]-(:Entity)"
+            + (f" WHERE true{in_scopes('r2', scopes)}" if scopes is not None else "") + " "
             "WITH near, collect(DISTINCT r2.uuid) AS far "
             "UNWIND near + [x IN far WHERE NOT x IN near] AS uuid "
             "RETURN uuid, CASE WHEN uuid IN near THEN 1 ELSE 2 END AS distance LIMIT $limit"
         )
-    return Query(cypher, {"uuids": list(entity_uuids), "limit": int(limit)})
+    params = {"uuids": list(entity_uuids), "limit": int(limit)}
+    return Query(cypher, params if scopes is None else params | {"scopes": list(scopes)})
 
 
 def touch_facts(uuids: Sequence[str], when: datetime) -> Query:
@@ -218,6 +244,16 @@ def set_archived(uuids: Sequence[str], when: datetime | None) -> Query:
     return Query(
         "UNWIND $u AS x MATCH ()-[r:RELATES_TO {uuid: x}]->() SET r.archived_at = $at RETURN r.uuid AS uuid",
         {"u": list(uuids), "at": t.encode(when)},
+    )
+
+
+def unarchive(uuid: str) -> Query:
+    """Restore one archived fact; no row when there is no such fact or it was never
+    archived (then there is nothing to restore)."""
+    return Query(
+        "MATCH ()-[r:RELATES_TO {uuid: $u}]->() WHERE r.archived_at IS NOT NULL "
+        "SET r.archived_at = NULL RETURN r.uuid AS uuid",
+        {"u": uuid},
     )
 
 

@@ -56,8 +56,8 @@ def fact_versions(known_at: datetime | None) -> Query:
 def episodes() -> Query:
     return Query(
         "MATCH (e:Episodic) RETURN e.uuid AS uuid, e.name AS turn_id, e.session_id AS session_id, "
-        "e.speaker AS speaker, e.content AS content, e.valid_at AS valid_at, e.turn_index AS turn_index "
-        "ORDER BY e.valid_at, e.turn_index, e.uuid",
+        "e.speaker AS speaker, e.content AS content, e.valid_at AS valid_at, e.turn_index AS turn_index, "
+        "coalesce(e.scope, 'user') AS scope ORDER BY e.valid_at, e.turn_index, e.uuid",
         {},
     )
 

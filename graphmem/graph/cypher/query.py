@@ -17,6 +17,12 @@ class Query(NamedTuple):
     params: dict[str, Any]
 
 
+def in_scopes(var: str, scopes: Sequence[str] | None) -> str:
+    """A condition keeping `var`'s scope in ``$scopes`` (`` AND ...``), or '' for
+    every scope, so a query of every scope stays the text it always was."""
+    return "" if scopes is None else f" AND coalesce({var}.scope, 'user') IN $scopes"
+
+
 class VectorParam:
     """A vector parameter, already in the text form the FalkorDB client sends.
 
