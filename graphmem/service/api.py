@@ -17,7 +17,7 @@ from graphmem.forgetting.pipeline import ForgetReport
 from graphmem.graph.inspect import EpisodeRow
 from graphmem.schema import time as t
 from graphmem.schema.errors import InvalidInput
-from graphmem.schema.records import FactRecord, Timeline, WriteResult
+from graphmem.schema.records import CandidateRecord, FactRecord, GateResult, Timeline, WriteResult
 from graphmem.service.deps import CoveredUser, KeyDep, MemoryDep
 from graphmem.service.models import (
     MAX_TIME_CHARS, DropResult, ForgetRequest, PurgeRequest, PurgeResult, RestoreRequest, RestoreResult, SearchRequest,
@@ -109,6 +109,24 @@ def purge(user_id: CoveredUser, body: PurgeRequest, mem: MemoryDep) -> PurgeResu
 def restore(user_id: CoveredUser, body: RestoreRequest, mem: MemoryDep) -> RestoreResult:
     """Bring an archived fact back into search."""
     return RestoreResult(restored=mem.restore(user_id, body.fact_uuid))
+
+
+@router.get("/users/{user_id}/candidates", response_model=list[CandidateRecord])
+def candidates(user_id: CoveredUser, mem: MemoryDep) -> list[CandidateRecord]:
+    """Facts the write gate held back, out of search until confirmed (`Memory.candidates`)."""
+    return mem.candidates(user_id)
+
+
+@router.post("/users/{user_id}/facts/{fact_uuid}/confirm", response_model=GateResult)
+def confirm(user_id: CoveredUser, fact_uuid: str, mem: MemoryDep) -> GateResult:
+    """Make a candidate an active fact; 404 when there is no such candidate (`Memory.confirm`)."""
+    return mem.confirm(user_id, fact_uuid)
+
+
+@router.post("/users/{user_id}/facts/{fact_uuid}/reject", response_model=GateResult)
+def reject(user_id: CoveredUser, fact_uuid: str, mem: MemoryDep) -> GateResult:
+    """Drop a candidate; a rebuild does not bring it back (`Memory.reject`)."""
+    return mem.reject(user_id, fact_uuid)
 
 
 @router.delete("/users/{user_id}", response_model=DropResult)

@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.forgetting.pipeline import ForgetReport
 from graphmem.schema.errors import GraphMemError
-from graphmem.schema.records import FactRecord, Timeline, WriteResult
+from graphmem.schema.records import CandidateRecord, FactRecord, GateResult, Timeline, WriteResult
 from graphmem.service.models import SearchResponse, Turn
 
 if TYPE_CHECKING:
@@ -203,6 +203,26 @@ class GraphMemTools:
         return await self._run(ctx, user_id, lambda m: m.forget(
             user_id, chosen, dry_run=not confirm, confirm=confirm))
 
+    async def list_candidates(self, user_id: UserId, *, ctx: Context) -> list[CandidateRecord]:
+        """Facts the write gate held back instead of storing them as long-term facts:
+        passing states ("tired today"), hedged or minor statements. They are not in
+        search. Show them to the user when asked what you were unsure about; confirm
+        or reject only what the user decided."""
+        return await self._run(ctx, user_id, lambda m: m.candidates(user_id))
+
+    async def confirm_candidate(self, user_id: UserId,
+                                fact_uuid: Annotated[str, Field(description="a uuid from list_candidates")],
+                                *, ctx: Context) -> GateResult:
+        """Make a held-back candidate a long-term fact (it may supersede an older value).
+        Only when the user said it should be remembered."""
+        return await self._run(ctx, user_id, lambda m: m.confirm(user_id, fact_uuid))
+
+    async def reject_candidate(self, user_id: UserId,
+                               fact_uuid: Annotated[str, Field(description="a uuid from list_candidates")],
+                               *, ctx: Context) -> GateResult:
+        """Drop a held-back candidate for good (a rebuild does not bring it back)."""
+        return await self._run(ctx, user_id, lambda m: m.reject(user_id, fact_uuid))
+
     async def list_users(self, *, ctx: Context) -> list[str]:
         """The user ids that have a memory here and that this server's scope or key
         covers. Use it to find the user_id the other tools take; a user missing from
@@ -232,4 +252,8 @@ def build_server(memory: "Memory", scope_of: Callable[[Context], UserScope], **o
     server.add_tool(tools.forget, annotations=ToolAnnotations(
         read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False))
     server.add_tool(tools.list_users, annotations=READ_ONLY)
+    server.add_tool(tools.list_candidates, annotations=READ_ONLY)
+    decide = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+    server.add_tool(tools.confirm_candidate, annotations=decide)
+    server.add_tool(tools.reject_candidate, annotations=decide)
     return server
