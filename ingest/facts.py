@@ -131,17 +131,19 @@ def apply_decision(
 
 
 def gate_plans(store: Store, user_id: str, plans: Sequence[PlannedFact]) -> list[str]:
-    """Per plan: "write" (active now), "candidate" (held for confirmation) or
-    "rejected" (the user rejected this turn's fact before); "write" for ignored plans."""
+    """Per plan: "write" (active now), "candidate" (held for confirmation),
+    "confirmed" / "rejected" (the user decided on this turn's fact before: a rebuild);
+    "write" for ignored plans. A confirmed fact is placed by the structural rules, as
+    `confirm` placed it, so replaying it asks no LLM."""
     keys = sorted({p.gate_key for p in plans if p.gate_key and not p.ignore})
     decided = {r["key"]: r["decision"] for r in store.run(user_id, cq.decisions(keys), read_only=True)} if keys else {}
     fates = []
     for plan in plans:
         decision = decided.get(plan.gate_key)
-        if plan.ignore or decision == "confirmed":
+        if plan.ignore:
             fates.append("write")
-        elif decision == "rejected":
-            fates.append("rejected")
+        elif decision in ("confirmed", "rejected"):
+            fates.append(decision)
         else:
             verdict = gate(store, user_id, plan)
             plan.verdict = verdict
@@ -202,7 +204,9 @@ def resolve_facts(
             counts["candidate"] += 1
             uuids.append(None)
             continue
-        if i in decisions:
+        if fates[i] == "confirmed":
+            decided = apply_structural(store, user_id, plan, now)
+        elif i in decisions:
             decided = apply_decision(store, user_id, plan, *decisions[i], now)
         else:
             decided = apply_structural(store, user_id, plan, now)
