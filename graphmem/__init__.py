@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 _HOMES = {
     "AddFactResult": "graphmem.schema.records",
+    "CandidateRecord": "graphmem.schema.records",
     "ConfigError": "graphmem.schema.errors",
     "ExtractionError": "graphmem.schema.errors",
     "FactInput": "graphmem.schema.inputs",
     "FactRecord": "graphmem.schema.records",
+    "GateResult": "graphmem.schema.records",
     "GraphMemError": "graphmem.schema.errors",
     "InvalidInput": "graphmem.schema.errors",
     "Memory": "graphmem.memory",
@@ -37,7 +39,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ does it
     from graphmem.schema.errors import ConfigError, ExtractionError, GraphMemError, InvalidInput, NotFound, StoreError
     from graphmem.memory import Memory
     from graphmem.schema.inputs import FactInput
-    from graphmem.schema.records import AddFactResult, FactRecord, Timeline
+    from graphmem.schema.records import AddFactResult, CandidateRecord, FactRecord, GateResult, Timeline
 
 
 def __getattr__(name: str) -> Any:
