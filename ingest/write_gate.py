@@ -36,9 +36,9 @@ MOODS = (
     "tired", "exhausted", "sleepy", "drowsy", "worn out", "knackered", "drained", "hungry", "starving", "thirsty",
     "sick", "ill", "unwell", "nauseous", "under the weather", "hungover", "jet-lagged", "jetlagged", "sore",
     "bored", "stressed", "anxious", "nervous", "excited", "happy", "sad", "upset", "angry", "annoyed", "grumpy",
-    "cranky", "frustrated", "overwhelmed", "lonely", "restless", "cold", "freezing", "busy", "late", "moody",
-    "down", "blue", "fed up", "in a good mood", "in a bad mood", "a headache", "a cold", "a fever", "a hangover",
-    "a migraine", "sunburnt", "sunburned", "full", "relaxed", "calm", "confused", "worried", "scared", "cheerful",
+    "cranky", "frustrated", "overwhelmed", "lonely", "restless", "cold", "freezing", "busy", "moody", "fed up",
+    "in a good mood", "in a bad mood", "a headache", "a cold", "a fever", "a hangover",
+    "a migraine", "sunburnt", "sunburned", "relaxed", "confused", "worried", "scared", "cheerful",
 )
 MOOD_RE = re.compile(r"\b(?:" + "|".join(re.escape(m) for m in sorted(MOODS, key=len, reverse=True)) + r")\b", re.I)
 MOOD_RELATIONS = re.compile(r"FEEL|MOOD|EMOTION|STATE|SENSATION", re.I)

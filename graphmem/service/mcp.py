@@ -220,7 +220,8 @@ class GraphMemTools:
     async def reject_candidate(self, user_id: UserId,
                                fact_uuid: Annotated[str, Field(description="a uuid from list_candidates")],
                                *, ctx: Context) -> GateResult:
-        """Drop a held-back candidate for good (a rebuild does not bring it back)."""
+        """Drop a held-back candidate for good (a rebuild does not bring it back). Only when
+        the user said it is wrong or not worth keeping."""
         return await self._run(ctx, user_id, lambda m: m.reject(user_id, fact_uuid))
 
     async def list_users(self, *, ctx: Context) -> list[str]:
