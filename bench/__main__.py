@@ -1,13 +1,13 @@
-"""`python -m bench [store|ingest|speed|extraction|retrieval|nested_kv|forget|cli|service ...]`: run the named benchmarks (default: all)."""
+"""`python -m bench [store|ingest|speed|extraction|retrieval|nested_kv|forget|cli|service|gate ...]`: run the named benchmarks (default: all)."""
 
 from __future__ import annotations
 
 import argparse
 
-from bench import cli, extraction, forget, ingest, nested_kv, retrieval, service, speed, store
+from bench import cli, extraction, forget, gate, ingest, nested_kv, retrieval, service, speed, store
 
 SUITES = {"store": store.run, "ingest": ingest.run, "speed": speed.run, "extraction": extraction.run, "retrieval": retrieval.run, "nested_kv": nested_kv.run, "forget": forget.run, "cli": cli.run,
-          "service": service.run}
+          "service": service.run, "gate": gate.run}
 
 
 def main() -> None:

@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 _HOMES = {
     "AddFactResult": "graphmem.schema.records",
+    "CandidateRecord": "graphmem.schema.records",
     "ConfigError": "graphmem.schema.errors",
     "ExtractionError": "graphmem.schema.errors",
     "FactInput": "graphmem.schema.inputs",
     "FactRecord": "graphmem.schema.records",
     "Forbidden": "graphmem.schema.errors",
+    "GateResult": "graphmem.schema.records",
     "GraphMemError": "graphmem.schema.errors",
     "InvalidInput": "graphmem.schema.errors",
     "Memory": "graphmem.memory",
@@ -40,7 +42,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ does it
     )
     from graphmem.memory import Memory
     from graphmem.schema.inputs import FactInput
-    from graphmem.schema.records import AddFactResult, FactRecord, Timeline
+    from graphmem.schema.records import AddFactResult, CandidateRecord, FactRecord, GateResult, Timeline
 
 
 def __getattr__(name: str) -> Any:

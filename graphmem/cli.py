@@ -9,6 +9,7 @@ name; a GraphMemError becomes a one-line error.
     graphmem forget --user U (--text T | --entity E | --fact ID | --session-id S |
                     --between T0..T1 | --all) [--yes] [--dry-run] [--json]
     graphmem rebuild USER [--json]       re-derive facts from the stored turns (cli_rebuild.py)
+    graphmem candidates --user U         the write gate's held-back facts; confirm / reject UUID (cli_gate.py)
     graphmem eval forget                 the forgetting set, offline
     graphmem mcp [--transport http]      an MCP server (graphmem.cli_mcp)
     graphmem serve / graphmem keys ...   the HTTP service and its keys (cli_service.py)
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
 import typer
 
+from graphmem.cli_gate import register as register_gate
 from graphmem.cli_ingest import INGEST_HELP, ingest_file
 from graphmem.cli_service import register as register_service
 from graphmem.cli_time import parse_between, parse_time
@@ -270,6 +272,7 @@ _mount_evals()
 register_service(app)
 from graphmem.cli_rebuild import register as register_rebuild  # noqa: E402
 register_rebuild(app)
+register_gate(app, opened)
 from graphmem.cli_mcp import MCP_HELP, mcp  # noqa: E402
 app.command(help=MCP_HELP)(mcp)
 

@@ -30,6 +30,7 @@ from graphmem.schema import time as t
 from graphmem.schema.models import DEFAULT_SCOPE, FactEdge, check_scope, check_scopes, check_user_id, normalize_predicate
 from graphmem.ingest.extraction import Cached, Extractor
 from graphmem.graph.llm_cache import LLMCache
+from graphmem.ingest import candidates as gate_candidates
 from graphmem.ingest.pipeline import IngestContext, write_session
 from graphmem.ingest.rebuild import RebuildResult
 from graphmem.ingest.rebuild import rebuild as rebuild_projections
@@ -39,7 +40,7 @@ from graphmem.retrieval.packet import MemoryPacket
 from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe, get_recipe, validate_recipe
 from graphmem.retrieval.search import RetrievalContext
 from graphmem.retrieval.search import search as run_search
-from graphmem.schema.records import AddFactResult, FactRecord, Timeline, WriteResult
+from graphmem.schema.records import AddFactResult, CandidateRecord, FactRecord, GateResult, Timeline, WriteResult
 from graphmem.graph.store import Store
 from graphmem.parsing.text import check_id, check_name, clean_text
 
@@ -532,6 +533,56 @@ class Memory:
             return False
         with self.store.user_lock(user_id):
             return capacity.restore(self.store, user_id, fact_uuid)
+
+    def candidates(self, user_id: str) -> list[CandidateRecord]:
+        """Facts the write gate held back (`ingest.write_gate`): passing states ("I'm
+        tired today"), hedged or unimportant statements. They stay with their turns,
+        out of `search` and `facts`, and close nothing, until `confirm` or `reject`.
+
+        :param user_id: whose memory; an unknown user has none.
+        :raises InvalidInput: a bad user id.
+        :raises StoreError: FalkorDB failed.
+
+        Example:
+            >>> [c.object for c in mem.candidates("alice")]
+            ['tired']
+        """
+        check_user_id(user_id)
+        return gate_candidates.list_candidates(self.store, user_id)
+
+    def confirm(self, user_id: str, fact_uuid: str) -> GateResult:
+        """Make a candidate an active fact: it is placed on its slot like any write, so
+        only now does it supersede or end what it contradicts. The decision is kept
+        and survives `rebuild`.
+
+        :raises InvalidInput: a bad user id or uuid.
+        :raises NotFound: no such user or candidate.
+        :raises StoreError: FalkorDB failed.
+
+        Example:
+            >>> mem.confirm("alice", candidate_uuid).action
+            'added'
+        """
+        return self._decide(user_id, fact_uuid, gate_candidates.confirm)
+
+    def reject(self, user_id: str, fact_uuid: str) -> GateResult:
+        """Drop a candidate; the decision is kept, so `rebuild` does not bring it back.
+
+        :raises InvalidInput: a bad user id or uuid.
+        :raises NotFound: no such user or candidate.
+        :raises StoreError: FalkorDB failed.
+        """
+        return self._decide(user_id, fact_uuid, gate_candidates.reject)
+
+    def _decide(self, user_id: str, fact_uuid: str, verb) -> GateResult:
+        check_user_id(user_id)
+        fact_uuid = check_id(fact_uuid, "fact_uuid", MAX_NAME_CHARS)
+        if not self.store.has_graph(user_id):
+            raise NotFound(f"user {user_id!r} has no memory")
+        with self.store.user_lock(user_id):
+            result = verb(self.store, user_id, fact_uuid)
+        self._indexes.drop(user_id)
+        return result
 
     def facts(
         self,

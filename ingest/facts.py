@@ -6,6 +6,11 @@ else is added. With an LLM, facts that have candidates in the graph (open facts
 of the same slot, or the most similar facts) are decided in ONE batched call;
 facts without candidates never cost a call. Sessions out of order are handled
 by the same timeline planner either way.
+
+Before any of that, the write gate (`ingest.write_gate`) decides per fact: active
+facts go on as above; a candidate is held aside as a ``CANDIDATE`` edge (it closes
+nothing) until `confirm`; a user's stored decision on the same turn's fact
+(confirmed / rejected) wins over the gate, which is how a rebuild keeps them.
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ import numpy as np
 
 from graphmem.graph import cypher as q
 from graphmem.graph import fact_repository
+from graphmem.graph.cypher import candidates as cq
+from graphmem.ingest import write_gate
+from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge
 from graphmem.schema.supersession import plan_closures
 from graphmem.graph.store import Store
@@ -38,6 +46,10 @@ class PlannedFact:
     derived_from: list[int] = field(default_factory=list)
     ignore: bool = False
     ends: bool = False  # "I don't live in Paris anymore": closes the open fact
+    turn: str = ""  # the turn's text, for the write gate
+    verdict: write_gate.GateVerdict | None = None
+    object_name: str = ""  # the object as said, to find its clause in the turn
+    gate_key: str = ""  # `write_gate.decision_key`: where a user's confirm/reject is found again
 
 
 class Decided(NamedTuple):
@@ -51,8 +63,9 @@ class Decided(NamedTuple):
 
 @dataclass
 class FactOutcome:
-    """Counts per action ("added", "merged", "superseded", "ignored") plus
-    "closed" (facts whose validity the write ended), and each plan's fact uuid."""
+    """Counts per action ("added", "merged", "superseded", "ignored", "candidate") plus
+    "closed" (facts whose validity the write ended), and each plan's fact uuid
+    (a candidate's uuid is not a fact's: None)."""
 
     counts: Counter
     fact_uuids: list[str | None]
@@ -117,24 +130,83 @@ def apply_decision(
     return apply_structural(store, user_id, plan, now)
 
 
+def gate_plans(store: Store, user_id: str, plans: Sequence[PlannedFact]) -> list[str]:
+    """Per plan: "write" (active now), "candidate" (held for confirmation),
+    "confirmed" / "rejected" (the user decided on this turn's fact before: a rebuild);
+    "write" for ignored plans. A confirmed fact is placed by the structural rules, as
+    `confirm` placed it, so replaying it asks no LLM."""
+    keys = sorted({p.gate_key for p in plans if p.gate_key and not p.ignore})
+    decided = {r["key"]: r["decision"] for r in store.run(user_id, cq.decisions(keys), read_only=True)} if keys else {}
+    fates = []
+    for plan in plans:
+        decision = decided.get(plan.gate_key)
+        if plan.ignore:
+            fates.append("write")
+        elif decision in ("confirmed", "rejected"):
+            fates.append(decision)
+        else:
+            verdict = gate(store, user_id, plan)
+            plan.verdict = verdict
+            fates.append("candidate" if verdict.status == "candidate" else "write")
+    return fates
+
+
+def restates_active(store: Store, user_id: str, plan: PlannedFact) -> bool:
+    """An open active fact with the same subject, relation and object exists."""
+    rows = store.run(user_id, q.slot_facts(plan.edge.source_node_uuid, plan.edge.slot), read_only=True)
+    return any(r["name"] == plan.edge.name and r["target_node_uuid"] == plan.edge.target_node_uuid
+               and r["expired_at"] is None and r["invalid_at"] is None for r in rows)
+
+
+def gate(store: Store, user_id: str, plan: PlannedFact) -> write_gate.GateVerdict:
+    duplication = 0.0 if plan.ends else float(restates_active(store, user_id, plan))
+    found, why = write_gate.signals(plan.turn, plan.edge.name, plan.object_name or plan.edge.fact,
+                                    confidence=plan.edge.confidence, importance=plan.edge.importance,
+                                    duplication=duplication)
+    return write_gate.decide(found, why)
+
+
+def hold(store: Store, user_id: str, plan: PlannedFact, now: datetime) -> str:
+    """Keep `plan` as a candidate (or add its turn to the same candidate); its uuid."""
+    edge = plan.edge
+    same = store.run(user_id, cq.same_candidate(edge.source_node_uuid, edge.name, edge.target_node_uuid, edge.scope))
+    if same:
+        store.run(user_id, cq.add_candidate_episodes(same[0]["uuid"], edge.episodes))
+        return same[0]["uuid"]
+    verdict = plan.verdict
+    extra = {"status": "candidate", "single_valued": plan.single_valued, "ends": plan.ends, "gate_key": plan.gate_key,
+             "write_score": verdict.score if verdict else 0.0, "gate_reason": verdict.reason if verdict else "",
+             "held_at": t.encode(now)}
+    store.run(user_id, cq.create_candidate(edge, plan.embedding.tolist(), extra))
+    return edge.uuid
+
+
 def resolve_facts(
     store: Store, user_id: str, plans: Sequence[PlannedFact], *, now: datetime, llm=None
 ) -> FactOutcome:
-    """Decide and write every planned fact, in order; derived facts point at their sources."""
+    """Gate, decide and write every planned fact, in order; derived facts point at their sources."""
     counts: Counter = Counter()
+    fates = gate_plans(store, user_id, plans)
     decisions: dict[int, tuple[str, str | None]] = {}
     if llm is not None:
-        decisions = _ask_llm(store, user_id, plans, llm)
+        decisions = _ask_llm(store, user_id, plans, llm, skip={i for i, f in enumerate(fates) if f != "write"})
     uuids: list[str | None] = []
     for i, plan in enumerate(plans):
-        if plan.ignore:
+        if plan.ignore or fates[i] == "rejected":
             counts["ignored"] += 1
             uuids.append(None)
             continue
         sources = [uuids[j] for j in plan.derived_from if 0 <= j < len(uuids) and uuids[j]]
         if sources:
             plan.edge.derived_from = sources
-        if i in decisions:
+        if fates[i] == "candidate":
+            hold(store, user_id, plan, now)
+            counts["candidate"] += 1
+            uuids.append(None)
+            continue
+        if fates[i] == "confirmed":
+            decided = apply_structural(store, user_id, plan, now)
+        elif i in decisions:
             decided = apply_decision(store, user_id, plan, *decisions[i], now)
         else:
             decided = apply_structural(store, user_id, plan, now)
@@ -144,13 +216,15 @@ def resolve_facts(
     return FactOutcome(counts=counts, fact_uuids=uuids)
 
 
-def _ask_llm(store: Store, user_id: str, plans: Sequence[PlannedFact], llm) -> dict[int, tuple[str, str | None]]:
+def _ask_llm(
+    store: Store, user_id: str, plans: Sequence[PlannedFact], llm, skip: set[int] = frozenset()
+) -> dict[int, tuple[str, str | None]]:
     from graphmem.ingest.prompts.resolve import ExistingFact, ResolveCandidate
 
     asked: list[int] = []
     candidates = []
     for i, plan in enumerate(plans):
-        if plan.ignore:
+        if plan.ignore or i in skip:
             continue
         found = candidates_for(store, user_id, plan)
         if found:

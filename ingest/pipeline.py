@@ -1,6 +1,6 @@
 """The write path, as named steps:
 
-    validate -> store episodes -> extract -> resolve entities -> resolve facts -> mark done
+    validate -> store episodes -> extract -> resolve entities -> gate -> resolve facts -> mark done
 
 Episodes are stored first and unconditionally: they are the evidence, and an
 extractor failure must not lose what the user said. Episode uuids are derived
@@ -34,6 +34,7 @@ from graphmem.ingest.extraction import (
 )
 from graphmem.ingest.facts import PlannedFact, resolve_facts
 from graphmem.ingest.turns import SessionIn, episode_uuid, turn_name
+from graphmem.ingest.write_gate import decision_key
 from graphmem.schema import time as t
 from graphmem.schema.models import EpisodicNode, FactEdge, content_hash, normalize_name, normalize_predicate
 from graphmem.schema.records import WriteResult
@@ -174,6 +175,9 @@ def plan_facts(
                 derived_from=list(fact.derived_from),
                 ignore=not usable,
                 ends=ends,
+                turn=episode.content,
+                object_name=fact.object,
+                gate_key=decision_key(episode.uuid, fact.subject, predicate, fact.object),
             )
         )
     return plans
@@ -256,6 +260,7 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
         facts_merged=counts["merged"],
         facts_superseded=counts["closed"],
         facts_ignored=counts["ignored"],
+        facts_candidate=counts["candidate"],
         episode_uuids=tuple(e.uuid for e in episodes),
     )
 

@@ -11,6 +11,13 @@ contents, ids, scopes and NEXT_EPISODE links stay. Facts written directly with
 from its cache when the prompts are unchanged, so rebuilding an LLM-extracted
 memory costs no call.
 
+Write-gate candidates are projections too: dropped and held again by the gate.
+The user's confirm / reject decisions are not: they are ``GateDecision`` nodes
+keyed by turn and fact identity (`ingest.write_gate.decision_key`), kept by the
+rebuild and replayed by the gate, so a confirmed fact comes back active and a
+rejected one does not come back. A decision whose fact the current extractor no
+longer draws from that turn simply finds nothing to apply to.
+
 Not re-derived: a `write(ttl=...)` expiry (the ttl is not stored with the
 turns), archiving by capacity, and transaction times (re-derived facts are
 believed from the rebuild on).
@@ -23,6 +30,7 @@ from itertools import groupby
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.graph import cypher as q
+from graphmem.graph.cypher import candidates as gq
 from graphmem.graph.cypher import communities as cq
 from graphmem.ingest.pipeline import IngestContext, write_session
 from graphmem.ingest.turns import SessionIn, TurnIn
@@ -39,6 +47,7 @@ class RebuildResult(BaseModel):
     facts_dropped: int = 0
     facts_added: int = 0
     facts_merged: int = 0
+    facts_candidate: int = 0
     llm_calls: int = 0
     llm_cache_hits: int = 0
     errors: tuple[str, ...] = ()
@@ -67,19 +76,21 @@ def rebuild(ctx: IngestContext, user_id: str) -> RebuildResult:
     store = ctx.store
     rows = store.run(user_id, q.episodes_in_order(), read_only=True)
     dropped = store.run(user_id, q.delete_extracted_facts())[0]["n"]
+    store.run(user_id, gq.delete_all_candidates())
     store.run(user_id, q.delete_all_mentions())
     store.run(user_id, q.delete_factless_entities())
     store.run(user_id, cq.delete_communities())
     store.run(user_id, q.reset_extracted())
     sessions = stored_sessions(rows)
-    added = merged = calls = hits = 0
+    added = merged = held = calls = hits = 0
     errors: list[str] = []
     for session in sessions:
         result = write_session(ctx, user_id, session)
         added, merged = added + result.facts_added, merged + result.facts_merged
+        held += result.facts_candidate
         calls, hits = calls + result.llm_calls, hits + result.llm_cache_hits
         errors.extend(result.errors)
     store.run(user_id, q.rebuild_summaries(now=t.now_utc()))
     store.run(user_id, q.bump_version())
     return RebuildResult(episodes=len(rows), sessions=len(sessions), facts_dropped=dropped, facts_added=added,
-                         facts_merged=merged, llm_calls=calls, llm_cache_hits=hits, errors=tuple(errors))
+                         facts_merged=merged, facts_candidate=held, llm_calls=calls, llm_cache_hits=hits, errors=tuple(errors))

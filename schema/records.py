@@ -70,8 +70,8 @@ class WriteResult(BaseModel):
 
     The fact counts partition the extracted facts, except `facts_superseded`,
     which counts facts closed (one new fact can close several, or none):
-    `facts_added` + `facts_merged` + `facts_ignored` = facts extracted
-    (an ending such as "no longer" counts as merged into the fact it ends).
+    `facts_added` + `facts_merged` + `facts_ignored` + `facts_candidate` = facts
+    extracted (an ending such as "no longer" counts as merged into the fact it ends).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -86,6 +86,7 @@ class WriteResult(BaseModel):
         0, description="facts whose validity this write closed: older values, or a new fact placed before a later one"
     )
     facts_ignored: int = Field(0, description="extracted facts not stored (unresolvable, or the LLM said IGNORE)")
+    facts_candidate: int = Field(0, description="facts the write gate held back as candidates (`Memory.candidates`)")
     facts_archived: int = Field(0, description="facts archived to stay within the per-user capacity")
     llm_calls: int = 0
     llm_cache_hits: int = 0
@@ -93,3 +94,39 @@ class WriteResult(BaseModel):
     llm_completion_tokens: int = 0
     errors: tuple[str, ...] = Field((), description="extraction errors; the turns are still stored")
     episode_uuids: tuple[str, ...] = ()
+
+
+class CandidateRecord(BaseModel):
+    """A fact the write gate held back (`Memory.candidates`): out of search and of
+    `facts()` until `confirm` makes it active or `reject` drops it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    uuid: str
+    subject: str
+    predicate: str
+    object: str
+    fact: str
+    status: Literal["candidate"] = "candidate"
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    created_at: datetime
+    episodes: tuple[str, ...] = ()
+    source_turn_ids: tuple[str, ...] = ()
+    confidence: float = 1.0
+    importance: float = 0.5
+    scope: str = "user"
+    write_score: float = Field(0.0, description="the gate's score; below the threshold, hence a candidate")
+    reason: str = Field("", description="the gate's signals for this fact")
+
+
+class GateResult(BaseModel):
+    """What `Memory.confirm` / `Memory.reject` did to one candidate."""
+
+    model_config = ConfigDict(frozen=True)
+
+    candidate: str
+    decision: Literal["confirmed", "rejected"]
+    action: Literal["added", "merged", "superseded", "dropped"]
+    fact_uuid: str | None = None
+    closed: tuple[str, ...] = ()

@@ -39,6 +39,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.forgetting import journal
+from graphmem.graph.cypher import candidates as gq
 from graphmem.graph.cypher import communities as cq
 from graphmem.graph.cypher import forgetting as fq
 from graphmem.graph import cypher as q
@@ -431,6 +432,7 @@ def apply(store: Store, intent: journal.Intent) -> None:
         run_query(fq.delete_facts(intent.facts))
         _step(intent, "facts_deleted")
     if intent.episodes:
+        run_query(gq.delete_candidates_of(intent.episodes))
         run_query(fq.delete_episodes(intent.episodes))
         _step(intent, "episodes_deleted")
     if intent.entities:

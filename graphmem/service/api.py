@@ -25,7 +25,7 @@ from graphmem.schema import time as t
 from graphmem.ingest.rebuild import RebuildResult
 from graphmem.schema.errors import InvalidInput
 from graphmem.schema.models import DEFAULT_SCOPE
-from graphmem.schema.records import FactRecord, Timeline, WriteResult
+from graphmem.schema.records import CandidateRecord, FactRecord, GateResult, Timeline, WriteResult
 from graphmem.service import scoping
 from graphmem.service.deps import CoveredUser, KeyDep, MemoryDep, WholeMemoryUser
 from graphmem.service.models import (
@@ -125,6 +125,28 @@ def purge(user_id: WholeMemoryUser, body: PurgeRequest, mem: MemoryDep) -> Purge
 def restore(user_id: WholeMemoryUser, body: RestoreRequest, mem: MemoryDep) -> RestoreResult:
     """Bring an archived fact back into search."""
     return RestoreResult(restored=mem.restore(user_id, body.fact_uuid))
+
+
+@router.get("/users/{user_id}/candidates", response_model=list[CandidateRecord])
+def candidates(user_id: CoveredUser, mem: MemoryDep, key: KeyDep) -> list[CandidateRecord]:
+    """Facts the write gate held back, out of search until confirmed (`Memory.candidates`)."""
+    return scoping.visible_candidates(mem.candidates(user_id), key.scopes)
+
+
+@router.post("/users/{user_id}/facts/{fact_uuid}/confirm", response_model=GateResult)
+def confirm(user_id: CoveredUser, fact_uuid: str, mem: MemoryDep, key: KeyDep) -> GateResult:
+    """Make a candidate an active fact; 404 when there is no such candidate (`Memory.confirm`)."""
+    if key.scopes is not None:
+        scoping.require_visible_candidate(mem.candidates(user_id), key.scopes, user_id, fact_uuid)
+    return mem.confirm(user_id, fact_uuid)
+
+
+@router.post("/users/{user_id}/facts/{fact_uuid}/reject", response_model=GateResult)
+def reject(user_id: CoveredUser, fact_uuid: str, mem: MemoryDep, key: KeyDep) -> GateResult:
+    """Drop a candidate; a rebuild does not bring it back (`Memory.reject`)."""
+    if key.scopes is not None:
+        scoping.require_visible_candidate(mem.candidates(user_id), key.scopes, user_id, fact_uuid)
+    return mem.reject(user_id, fact_uuid)
 
 
 @router.delete("/users/{user_id}", response_model=DropResult)

@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphmem.forgetting.pipeline import ForgetReport
 from graphmem.schema.errors import GraphMemError
 from graphmem.schema.models import DEFAULT_SCOPE
-from graphmem.schema.records import FactRecord, Timeline, WriteResult
+from graphmem.schema.records import CandidateRecord, FactRecord, GateResult, Timeline, WriteResult
 from graphmem.service import scoping
 from graphmem.service.models import SearchResponse, Turn
 
@@ -65,6 +65,13 @@ Scopes = Annotated[list[str] | None, Field(description=(
     "memory scopes to read: user, project:<id>, agent:<id> (default: user, or every scope of a key limited "
     "to scopes)"))]
 
+
+
+def _decide(m: "Memory", held: scoping.Held, user_id: str, fact_uuid: str, verb: Callable[[str, str], GateResult]) -> GateResult:
+    """Confirm or reject, within a scoped key's scopes only (the HTTP routes do the same)."""
+    if held is not None:
+        scoping.require_visible_candidate(m.candidates(user_id), held, user_id, fact_uuid)
+    return verb(user_id, fact_uuid)
 
 class UserScope(Protocol):
     """The users a caller may touch, and the memory scopes (None: every scope) it
@@ -228,6 +235,27 @@ class GraphMemTools:
 
         return await self._run(ctx, user_id, run)
 
+    async def list_candidates(self, user_id: UserId, *, ctx: Context) -> list[CandidateRecord]:
+        """Facts the write gate held back instead of storing them as long-term facts:
+        passing states ("tired today"), hedged or minor statements. They are not in
+        search. Show them to the user when asked what you were unsure about; confirm
+        or reject only what the user decided."""
+        return await self._run(ctx, user_id, lambda m, s: scoping.visible_candidates(m.candidates(user_id), s.scopes))
+
+    async def confirm_candidate(self, user_id: UserId,
+                                fact_uuid: Annotated[str, Field(description="a uuid from list_candidates")],
+                                *, ctx: Context) -> GateResult:
+        """Make a held-back candidate a long-term fact (it may supersede an older value).
+        Only when the user said it should be remembered."""
+        return await self._run(ctx, user_id, lambda m, s: _decide(m, s.scopes, user_id, fact_uuid, m.confirm))
+
+    async def reject_candidate(self, user_id: UserId,
+                               fact_uuid: Annotated[str, Field(description="a uuid from list_candidates")],
+                               *, ctx: Context) -> GateResult:
+        """Drop a held-back candidate for good (a rebuild does not bring it back). Only when
+        the user said it is wrong or not worth keeping."""
+        return await self._run(ctx, user_id, lambda m, s: _decide(m, s.scopes, user_id, fact_uuid, m.reject))
+
     async def list_users(self, *, ctx: Context) -> list[str]:
         """The user ids that have a memory here and that this server's scope or key
         covers. Use it to find the user_id the other tools take; a user missing from
@@ -257,4 +285,8 @@ def build_server(memory: "Memory", scope_of: Callable[[Context], UserScope], **o
     server.add_tool(tools.forget, annotations=ToolAnnotations(
         read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False))
     server.add_tool(tools.list_users, annotations=READ_ONLY)
+    server.add_tool(tools.list_candidates, annotations=READ_ONLY)
+    decide = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+    server.add_tool(tools.confirm_candidate, annotations=decide)
+    server.add_tool(tools.reject_candidate, annotations=decide)
     return server

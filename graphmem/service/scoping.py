@@ -13,6 +13,8 @@ it comes in by.
   key does not hold is refused.
 - Rows a verb returns whole (history, versions, turns) are filtered to the key's
   scopes (`visible`).
+- The write gate's candidates are listed, confirmed and rejected only within the
+  key's scopes (`visible_candidates`, `require_visible_candidate`).
 - Verbs that act on the whole memory whatever the scope (forget, purge,
   restore, rebuild, drop) need a key for every scope (`require_every_scope`).
 
@@ -29,7 +31,7 @@ from collections.abc import Sequence
 
 from graphmem.schema.errors import Forbidden, NotFound
 from graphmem.schema.models import DEFAULT_SCOPE, check_scope, check_scopes
-from graphmem.schema.records import Timeline
+from graphmem.schema.records import CandidateRecord, Timeline
 
 Held = tuple[str, ...] | None
 
@@ -98,3 +100,18 @@ def require_every_scope(held: Held, verb: str) -> None:
     """
     if held is not None:
         raise Forbidden(f"{verb} acts on every scope of the memory; this key holds only {_names(held)}")
+
+
+def visible_candidates(found: Sequence[CandidateRecord], held: Held) -> list[CandidateRecord]:
+    """The write gate's candidates of the `held` scopes only."""
+    return [c for c in found if visible(held, c.scope)]
+
+
+def require_visible_candidate(found: Sequence[CandidateRecord], held: Held, user_id: str, uuid: str) -> None:
+    """Before a scoped key confirms or rejects: a candidate of another scope gets the
+    NotFound a missing one gets, so nothing says it exists.
+
+    :raises NotFound: no candidate `uuid` in the held scopes.
+    """
+    if held is not None and not any(c.uuid == uuid for c in visible_candidates(found, held)):
+        raise NotFound(f"no candidate {uuid!r} in {user_id!r}'s memory")

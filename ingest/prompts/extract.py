@@ -72,6 +72,7 @@ class ExtractedFactOut(BaseModel):
     slot: str | None = None
     importance: float = 0.5
     derived_from: list[int] = Field(default_factory=list)
+    confidence: float = Field(0.8, description="how sure you are that the turn states this fact, 0-1")
 
 
 class ExtractResponse(BaseModel):
@@ -181,6 +182,7 @@ def _to_fact(out: ExtractedFactOut, index: int, kept: dict[int, int]) -> Extract
         single_valued=out.single_valued,
         slot=(out.slot or "").strip() or None,
         importance=min(1.0, max(0.0, out.importance)),
+        confidence=min(1.0, max(0.0, out.confidence)),
         derived_from=sorted({kept[j] for j in out.derived_from if j in kept and j != index}),
     )
 

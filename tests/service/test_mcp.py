@@ -27,7 +27,8 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-TOOLS = {"add_memory", "search_memory", "list_facts", "fact_history", "forget", "list_users"}
+TOOLS = {"add_memory", "search_memory", "list_facts", "fact_history", "forget", "list_users", "list_candidates",
+         "confirm_candidate", "reject_candidate"}
 BEIJING = {"session_id": "s1", "session_time": "2024-03-10T09:00:00Z",
            "turns": [{"role": "user", "content": "I live in Beijing."}]}
 SHANGHAI = {"session_id": "s2", "session_time": "2024-07-10T09:00:00Z",
