@@ -8,7 +8,7 @@ name; a GraphMemError becomes a one-line error.
     graphmem search --user U "QUESTION" [--now T] [--limit N] [--json]
     graphmem forget --user U (--text T | --entity E | --fact ID | --session-id S |
                     --between T0..T1 | --all) [--yes] [--dry-run] [--json]
-    graphmem rebuild USER [--json]       re-derive facts from the stored turns (cli_rebuild.py)
+    graphmem rebuild --user U [--json]   re-derive facts from the stored turns (cli_rebuild.py)
     graphmem candidates --user U         the write gate's held-back facts; confirm / reject UUID (cli_gate.py)
     graphmem eval forget                 the forgetting set, offline
     graphmem mcp [--transport http]      an MCP server (graphmem.cli_mcp)

@@ -1,4 +1,4 @@
-"""`graphmem rebuild USER`: derive a user's facts, entities, mentions and summaries
+"""`graphmem rebuild --user U`: derive a user's facts, entities, mentions and summaries
 again from the stored turns with the current extractor (`Memory.rebuild`).
 
 The turns are the source of truth and are not touched; run it after the rules
@@ -29,11 +29,11 @@ def report_lines(user: str, result) -> list[str]:
 
 
 def rebuild(
-    user: Annotated[str, typer.Argument(help="the user id whose memory to rebuild")],
+    user: Annotated[str, typer.Option("--user", "-u", help="the user id whose memory to rebuild")],
     data_dir: DataDirOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Re-derive USER's facts, entities and summaries from the stored turns (the turns stay)."""
+    """Re-derive the user's facts, entities and summaries from the stored turns (the turns stay)."""
     from graphmem.cli import opened
 
     with opened(data_dir, read=True, user=user) as mem:  # a GraphMemError exits 2 with its message
