@@ -36,13 +36,17 @@ class FactList(StrEnum):
 
 class TurnList(StrEnum):
     """Candidate lists of turns: BM25, similarity, the sources of the found facts,
-    the turns mentioning the named entities, and the turns next to the best hits."""
+    the turns mentioning the named entities, the turns next to the best hits, and
+    the speaker view of `retrieval.turn_views` (the named speakers' own turns by
+    BM25 and by MiniLM)."""
 
     BM25 = "bm25"
     VECTOR = "vector"
     FACTS = "facts"
     MENTIONS = "mentions"
     NEIGHBOURS = "neighbours"
+    SPEAKER = "speaker"
+    SPEAKER_VECTOR = "speaker_vector"
 
 
 class Reranker(StrEnum):
@@ -67,8 +71,10 @@ class SearchRecipe(BaseModel):
     )
     turn_weights: dict[TurnList, float] = Field(
         default_factory=lambda: {TurnList.BM25: 1.2, TurnList.VECTOR: 1.0, TurnList.FACTS: 0.3,
-                                 TurnList.MENTIONS: 0.1, TurnList.NEIGHBOURS: 0.5},
-        description="turn lists to fuse and their RRF weights; a list not named is not searched",
+                                 TurnList.MENTIONS: 0.1, TurnList.NEIGHBOURS: 0.5,
+                                 TurnList.SPEAKER: 1.0, TurnList.SPEAKER_VECTOR: 1.0},
+        description="turn lists to fuse and their RRF weights; a list not named is not searched "
+                    "(speaker lists: LoCoMo tuning split, README 'Retrieval ablation')",
     )
     bfs_hops: int = 1
     neighbour_seeds: int = Field(3, description="top hits of each turn list whose adjacent turns join")

@@ -9,11 +9,12 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
   turns that mention them, no turns reached through retrieved facts;
 - ``no_neighbours``: no NEXT_EPISODE neighbours of the best turns;
 - ``no_time``: facts are not kept or dropped by the question's time mode;
+- ``no_speaker``: no speaker view (the named speakers' own turns, `retrieval.turn_views`);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
     >>> make_system("graphmem:no_bm25", SystemConfig(work_dir=Path("/tmp/x"))).recipe.turn_weights
-    {'vector': 1.0, 'facts': 0.3, 'mentions': 0.1, 'neighbours': 0.5}
+    {'vector': 1.0, 'facts': 0.3, 'mentions': 0.1, 'neighbours': 0.5, 'speaker': 1.0, 'speaker_vector': 1.0}
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "no_vectors": _without("no_vectors", "vector"),
     "no_graph": _without("no_graph", "bfs", "mentions", "facts"),
     "no_neighbours": _without("no_neighbours", "neighbours"),
+    "no_speaker": _without("no_speaker", "speaker", "speaker_vector"),
     "no_time": DEFAULT_RECIPE.model_copy(update={"name": "no_time", "time_filter": False}),
     "mmr": HYBRID_MMR,
 }

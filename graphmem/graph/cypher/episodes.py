@@ -68,7 +68,9 @@ def mark_extracted(rows: Sequence[dict[str, Any]]) -> Query:
 
 
 def episode_docs() -> Query:
-    return Query("MATCH (e:Episodic) RETURN e.uuid AS uuid, e.speaker + ': ' + e.content AS text", {})
+    """Each turn's BM25 text, and the session and speaker the turn views need (`retrieval.turn_views`)."""
+    return Query("MATCH (e:Episodic) RETURN e.uuid AS uuid, e.speaker + ': ' + e.content AS text, "
+                 "e.session_id AS session_id, e.turn_index AS turn_index, e.speaker AS speaker", {})
 
 
 def vector_episodes(vector: Sequence[float], k: int) -> Query:
