@@ -21,12 +21,6 @@ if TYPE_CHECKING:  # bm25 imports scipy, which `graphmem facts` never needs
     from graphmem.graph.store import Store
 
 
-# Turn BM25 (k1, b): less length normalisation than rank_bm25's b = 0.75, chosen on
-# the LoCoMo tuning split (README "Retrieval ablation"): a long turn that tells the
-# whole story is not pushed under a short one that repeats a word.
-EPISODE_BM25 = (1.5, 0.5)
-
-
 @dataclass(frozen=True)
 class UserIndexes:
     version: int
@@ -63,7 +57,7 @@ class WarmIndexes:
 
 
 def build(store: Store, user_id: str, version: int) -> UserIndexes:
-    from graphmem.retrieval.bm25 import BM25Index, BM25Params
+    from graphmem.retrieval.bm25 import BM25Index
     from graphmem.retrieval.turn_views import TurnTable
 
     facts = store.run(user_id, q.fact_docs(), read_only=True)
@@ -73,8 +67,7 @@ def build(store: Store, user_id: str, version: int) -> UserIndexes:
         for key in (row["key"], *row["aliases"]):
             if key:
                 entities.setdefault(key, row["uuid"])
-    episode_index = BM25Index.build([r["uuid"] for r in episodes], [r["text"] or "" for r in episodes],
-                                    BM25Params(k1=EPISODE_BM25[0], b=EPISODE_BM25[1]))
+    episode_index = BM25Index.build([r["uuid"] for r in episodes], [r["text"] or "" for r in episodes])
     return UserIndexes(
         version=version,
         facts=BM25Index.build([r["uuid"] for r in facts], [r["text"] or "" for r in facts]),
