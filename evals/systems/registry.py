@@ -9,12 +9,13 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
   turns that mention them, no turns reached through retrieved facts;
 - ``no_neighbours``: no NEXT_EPISODE neighbours of the best turns;
 - ``no_time``: facts are not kept or dropped by the question's time mode;
-- ``no_speaker``: no speaker view (the named speakers' own turns, `retrieval.turn_views`);
+- ``speaker``: the speaker view added (the named speakers' own turns,
+  `retrieval.turn_views`; the ``hybrid_speaker`` recipe, opt-in);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
     >>> make_system("graphmem:no_bm25", SystemConfig(work_dir=Path("/tmp/x"))).recipe.turn_weights
-    {'vector': 1.0, 'facts': 0.3, 'mentions': 0.1, 'neighbours': 0.5, 'speaker': 1.0, 'speaker_vector': 1.0}
+    {'vector': 1.0, 'facts': 0.3, 'mentions': 0.1, 'neighbours': 0.5}
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Callable
 
 from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
-from graphmem.retrieval.recipes import DEFAULT_RECIPE, HYBRID_MMR, SearchRecipe
+from graphmem.retrieval.recipes import DEFAULT_RECIPE, HYBRID_MMR, HYBRID_SPEAKER, SearchRecipe
 
 
 def _without(name: str, *lists: str) -> SearchRecipe:
@@ -40,7 +41,7 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "no_vectors": _without("no_vectors", "vector"),
     "no_graph": _without("no_graph", "bfs", "mentions", "facts"),
     "no_neighbours": _without("no_neighbours", "neighbours"),
-    "no_speaker": _without("no_speaker", "speaker", "speaker_vector"),
+    "speaker": HYBRID_SPEAKER,
     "no_time": DEFAULT_RECIPE.model_copy(update={"name": "no_time", "time_filter": False}),
     "mmr": HYBRID_MMR,
 }
