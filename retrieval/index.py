@@ -17,6 +17,7 @@ from graphmem.graph import cypher as q
 
 if TYPE_CHECKING:  # bm25 imports scipy, which `graphmem facts` never needs
     from graphmem.retrieval.bm25 import BM25Index
+    from graphmem.retrieval.turn_views import TurnTable
     from graphmem.graph.store import Store
 
 
@@ -30,6 +31,7 @@ class UserIndexes:
     episode_scopes: dict[str, str] = field(default_factory=dict)  # turn uuid -> scope
     scopes: frozenset[str] = frozenset()  # every scope a fact or turn here has
     narrowed: dict = field(default_factory=dict, compare=False, repr=False)  # `retrieval.scoped`'s cache
+    turns: TurnTable | None = None  # session and speaker of each turn, in `episodes` order
 
 
 class WarmIndexes:
@@ -60,6 +62,7 @@ class WarmIndexes:
 
 def build(store: Store, user_id: str, version: int) -> UserIndexes:
     from graphmem.retrieval.bm25 import BM25Index
+    from graphmem.retrieval.turn_views import TurnTable
 
     facts = store.run(user_id, q.fact_docs(), read_only=True)
     episodes = store.run(user_id, q.episode_docs(), read_only=True)
@@ -68,12 +71,14 @@ def build(store: Store, user_id: str, version: int) -> UserIndexes:
         for key in (row["key"], *row["aliases"]):
             if key:
                 entities.setdefault(key, row["uuid"])
+    episode_index = BM25Index.build([r["uuid"] for r in episodes], [r["text"] or "" for r in episodes])
     return UserIndexes(
         version=version,
         facts=BM25Index.build([r["uuid"] for r in facts], [r["text"] or "" for r in facts]),
-        episodes=BM25Index.build([r["uuid"] for r in episodes], [r["text"] or "" for r in episodes]),
+        episodes=episode_index,
         entity_uuids=entities,
         fact_scopes={r["uuid"]: r["scope"] for r in facts},
         episode_scopes={r["uuid"]: r["scope"] for r in episodes},
         scopes=frozenset(r["scope"] for r in [*facts, *episodes]),
+        turns=TurnTable.of(episode_index.doc_ids, episodes),
     )

@@ -84,10 +84,14 @@ def _build(store: Store, user_id: str, idx: UserIndexes, wanted: frozenset[str])
 
     facts = [r for r in store.run(user_id, q.fact_docs(), read_only=True) if r["scope"] in wanted]
     turns = [r for r in store.run(user_id, q.episode_docs(), read_only=True) if r["scope"] in wanted]
+    from graphmem.retrieval.turn_views import TurnTable
+
+    episodes = BM25Index.build([r["uuid"] for r in turns], [r["text"] or "" for r in turns])
     return UserIndexes(
         version=idx.version,
         facts=BM25Index.build([r["uuid"] for r in facts], [r["text"] or "" for r in facts]),
-        episodes=BM25Index.build([r["uuid"] for r in turns], [r["text"] or "" for r in turns]),
+        episodes=episodes,
+        turns=TurnTable.of(episodes.doc_ids, turns),
         entity_uuids=idx.entity_uuids,
         fact_scopes={r["uuid"]: r["scope"] for r in facts},
         episode_scopes={r["uuid"]: r["scope"] for r in turns},

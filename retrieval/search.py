@@ -37,6 +37,7 @@ from graphmem.retrieval.packet import (
 from graphmem.retrieval.query import QueryPlan, analyze
 from graphmem.retrieval.recipes import FactList, Reranker, SearchRecipe, TurnList
 from graphmem.retrieval.scoped import EVERY_SCOPE, ScopedView, narrow
+from graphmem.retrieval.turn_views import view_lists
 from graphmem.schema import time as t
 from graphmem.schema.records import FactRecord
 from graphmem.graph.store import Store
@@ -154,6 +155,7 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
             rank = {uuid: i for i, uuid in enumerate(seeds)}
             rows.sort(key=lambda r: rank[r["of"]])
             lists[TurnList.NEIGHBOURS] = list(dict.fromkeys(r["uuid"] for r in rows))
+    lists |= view_lists(idx, plan, lists, recipe)
     return lists, best
 
 

@@ -9,6 +9,8 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
   turns that mention them, no turns reached through retrieved facts;
 - ``no_neighbours``: no NEXT_EPISODE neighbours of the best turns;
 - ``no_time``: facts are not kept or dropped by the question's time mode;
+- ``speaker``: the speaker view added (the named speakers' own turns,
+  `retrieval.turn_views`; the ``hybrid_speaker`` recipe, opt-in);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -22,7 +24,7 @@ from collections.abc import Callable
 
 from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
-from graphmem.retrieval.recipes import DEFAULT_RECIPE, HYBRID_MMR, SearchRecipe
+from graphmem.retrieval.recipes import DEFAULT_RECIPE, HYBRID_MMR, HYBRID_SPEAKER, SearchRecipe
 
 
 def _without(name: str, *lists: str) -> SearchRecipe:
@@ -39,6 +41,7 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "no_vectors": _without("no_vectors", "vector"),
     "no_graph": _without("no_graph", "bfs", "mentions", "facts"),
     "no_neighbours": _without("no_neighbours", "neighbours"),
+    "speaker": HYBRID_SPEAKER,
     "no_time": DEFAULT_RECIPE.model_copy(update={"name": "no_time", "time_filter": False}),
     "mmr": HYBRID_MMR,
 }

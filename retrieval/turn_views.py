@@ -1,0 +1,95 @@
+"""The speaker view: turn candidate lists of the speakers a question names.
+
+The plain BM25 and MiniLM lists rank every turn of the memory against the
+whole question. A question that names someone who speaks in the memory ("What
+did Melanie paint?") is most often answered in that person's own turns, so two
+more lists rank the named speakers' turns alone: BM25 over just those turns
+(`TurnList.SPEAKER`), where the other speaker's turns that merely share a word
+cannot crowd them out, and the MiniLM list filtered to them
+(`TurnList.SPEAKER_VECTOR`). Chosen on the LoCoMo tuning split (README,
+"Retrieval ablation"); a session view (the best turns of the best sessions)
+was measured there too and not kept.
+
+Pure functions over arrays aligned with the episode BM25 index; `TurnTable`
+is built once per user with the warm indexes (`retrieval.index`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphmem.schema.models import normalize_name
+
+
+@dataclass(frozen=True)
+class TurnTable:
+    """Session id and normalised speaker of each turn, in the episode index's document order."""
+
+    uuids: tuple[str, ...]
+    sessions: tuple[str, ...]
+    speakers: np.ndarray
+    members: Mapping[str, tuple[int, ...]]
+
+    @classmethod
+    def of(cls, doc_ids: Sequence[str], rows: Sequence[Mapping]) -> TurnTable:
+        by_uuid = {r["uuid"]: r for r in rows}
+        sessions = tuple(str(by_uuid[u].get("session_id") or "") for u in doc_ids)
+        speakers = np.array([normalize_name(by_uuid[u].get("speaker") or "") for u in doc_ids], dtype=object)
+        members: dict[str, list[int]] = defaultdict(list)
+        for i, s in enumerate(sessions):
+            members[s].append(i)
+        return cls(tuple(doc_ids), sessions, speakers, {s: tuple(m) for s, m in members.items()})
+
+    def position(self) -> dict[str, int]:
+        return {u: i for i, u in enumerate(self.uuids)}
+
+
+def _top(scores: np.ndarray, n: int) -> list[int]:
+    """Positions of the `n` best positive scores, best first, ties in document order."""
+    n = min(n, len(scores))
+    if n <= 0:
+        return []
+    idx = np.argpartition(-scores, n - 1)[:n]
+    idx = idx[np.argsort(-scores[idx], kind="stable")]
+    return [int(i) for i in idx if scores[i] > 0]
+
+
+def speaker_turns(table: TurnTable, bm25_scores: np.ndarray, entity_keys: Sequence[str], n: int) -> list[str]:
+    """The named speakers' own turns ranked by BM25; empty when the question names no speaker."""
+    names = [k for k in entity_keys if k]
+    if not names:
+        return []
+    mask = np.isin(table.speakers, names)
+    if not mask.any():
+        return []
+    return [table.uuids[i] for i in _top(np.where(mask, bm25_scores, 0.0), n)]
+
+
+def speaker_vector_turns(table: TurnTable, vector_list: Sequence[str], entity_keys: Sequence[str]) -> list[str]:
+    """The MiniLM list's turns spoken by the named speakers, in its order."""
+    names = [k for k in entity_keys if k]
+    if not names:
+        return []
+    pos = table.position()
+    return [u for u in vector_list if u in pos and table.speakers[pos[u]] in names]
+
+
+def view_lists(idx, plan, lists: Mapping, recipe) -> dict:
+    """The speaker lists `recipe.turn_weights` names, from the lists already drawn (`retrieval.search`)."""
+    from graphmem.retrieval.recipes import TurnList
+
+    weights = recipe.turn_weights
+    table = idx.turns
+    if table is None or not table.uuids or not plan.entity_keys:
+        return {}
+    out: dict = {}
+    if TurnList.SPEAKER in weights:
+        out[TurnList.SPEAKER] = speaker_turns(table, idx.episodes.scores(plan.text), plan.entity_keys,
+                                              recipe.candidates)
+    if TurnList.SPEAKER_VECTOR in weights:
+        out[TurnList.SPEAKER_VECTOR] = speaker_vector_turns(table, lists.get(TurnList.VECTOR, []), plan.entity_keys)
+    return {k: v for k, v in out.items() if v}
