@@ -78,16 +78,16 @@ def _fact_lists(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: Que
 
 
 def _abstain_signals(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: QueryPlan,
-                     best: float, view: ScopedView = EVERY_SCOPE) -> abstention.AbstainSignals:
-    """Topic-word coverage and the best similarity of the question with its names masked."""
+                     best: float, masked_vector: list[float] | None,
+                     view: ScopedView = EVERY_SCOPE) -> abstention.AbstainSignals:
+    """Topic-word coverage and the best similarity of the question with its names
+    masked (`masked_vector`: None when masking left the question unchanged)."""
     terms = abstention.topic_terms(plan.text, plan.entity_keys)
     covered = abstention.coverage((idx.episodes, idx.facts), terms)
-    masked = abstention.mask_names(plan.text, plan.entity_keys)
     similarity = best
-    if masked != plan.text:
-        vector = ctx.embed([masked])[0].tolist()
-        rows = ctx.store.run(user_id, view.vector_episodes(vector, 1), read_only=True)
-        rows += ctx.store.run(user_id, view.vector_facts(vector, 1), read_only=True)
+    if masked_vector is not None:
+        rows = ctx.store.run(user_id, view.vector_episodes(masked_vector, 1), read_only=True) if len(idx.episodes) else []
+        rows += ctx.store.run(user_id, view.vector_facts(masked_vector, 1), read_only=True)
         similarity = max((r["similarity"] for r in rows), default=0.0)
     return abstention.AbstainSignals(coverage=covered, masked_similarity=similarity,
                                      documents=len(idx.episodes) + len(idx.facts))
@@ -130,10 +130,14 @@ def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, re
 
 def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity_uuids, recipe,
                 view: ScopedView = EVERY_SCOPE):
+    """The turn candidate lists; a user with no turns (facts imported by `add_facts`)
+    has none, and the turn queries are not sent (the index holds every stored turn)."""
     lists: dict[TurnList, list[str]] = {}
     n = recipe.candidates
     weights = recipe.turn_weights
     best = 0.0
+    if not len(idx.episodes):
+        return lists, best
     if TurnList.BM25 in weights:
         lists[TurnList.BM25] = [s.doc_id for s in idx.episodes.search(plan.text, n)]
     if TurnList.VECTOR in weights:
@@ -218,7 +222,10 @@ def _chains(ctx, user_id: str, facts: list[FactRecord], plan: QueryPlan, now: da
     """The packet facts whose object is itself a key on the same relation, followed
     to the end (`retrieval.chains`); a fact that leads nowhere is no chain."""
     def lookup(pairs):
-        return fact_repository.facts_from(ctx.store, user_id, pairs, now=now, known_at=known_at)
+        if not pairs:
+            return []
+        rows = ctx.store.run(user_id, q.facts_from_subjects(pairs), read_only=True)
+        return fact_repository.to_records(ctx.store, user_id, rows, now=now, known_at=known_at)
 
     def admitted(record: FactRecord) -> bool:
         if record.scope not in scopes or (known_at is not None and record.created_at > known_at):
@@ -332,7 +339,12 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
         return MemoryPacket(query=query, abstain=True, reason="nothing has ever been stored for this user")
     idx, view = narrow(ctx.store, user_id, ctx.indexes.get(ctx.store, user_id), scopes)
     plan = analyze(query, now, as_of, idx.entity_uuids.keys())
-    vector = ctx.embed([query])[0].tolist()
+    masked = abstention.mask_names(plan.text, plan.entity_keys)
+    embedded = time.perf_counter()
+    vectors = ctx.embed([query] if masked == plan.text else [query, masked])
+    embed_ms = (time.perf_counter() - embedded) * 1000
+    vector = vectors[0].tolist()
+    masked_vector = vectors[1].tolist() if len(vectors) > 1 else None
     named = [idx.entity_uuids[k] for k in plan.entity_keys]
     selves = [idx.entity_uuids[k] for k in SELF_KEYS if plan.first_person and k in idx.entity_uuids]
     fact_lists, best_fact, distance = _fact_lists(ctx, user_id, idx, plan, vector, named + selves, recipe, view)
@@ -341,12 +353,12 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe, view)
     ranked_turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k)
     best = max(best_fact, best_turn)
-    signals = _abstain_signals(ctx, user_id, idx, plan, best, view)
+    signals = _abstain_signals(ctx, user_id, idx, plan, best, masked_vector, view)
     abstain, reason = abstention.decide(signals)
     if abstain:
         return MemoryPacket(query=query, mode=plan.mode, abstain=True, best_similarity=best, reason=reason,
                             topic_coverage=signals.coverage, masked_similarity=signals.masked_similarity,
-                            timings_ms={"total": (time.perf_counter() - started) * 1000})
+                            timings_ms={"total": (time.perf_counter() - started) * 1000, "embed": embed_ms})
     turn_rank = {u: i for i, u in enumerate(ranked_turns)}
     why = {r.uuid: reasons(r, [n for n, found in fact_lists.items() if r.uuid in found], plan, distance) for r in facts}
     packet_facts = _packet_facts(ctx, user_id, facts, turn_rank, why)
@@ -368,5 +380,5 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
         entities=tuple(entities),
         cited_turn_ids=tuple(cited), tokens=tokens, best_similarity=best,
         topic_coverage=signals.coverage, masked_similarity=signals.masked_similarity,
-        timings_ms={"total": (time.perf_counter() - started) * 1000},
+        timings_ms={"total": (time.perf_counter() - started) * 1000, "embed": embed_ms},
     )

@@ -18,8 +18,11 @@ from graphmem.schema.supersession import Placement, plan_placement
 from graphmem.graph.store import Store
 
 
+_EDGE_FIELDS = frozenset(FactEdge.model_fields)  # read once: pydantic builds the mapping on every class access
+
+
 def edge_from_row(row: dict[str, Any]) -> FactEdge:
-    return FactEdge.from_props({k: v for k, v in row.items() if k in FactEdge.model_fields and v is not None})
+    return FactEdge.from_props({k: v for k, v in row.items() if k in _EDGE_FIELDS and v is not None})
 
 
 def _restates(old: FactEdge, new: FactEdge) -> bool:

@@ -221,11 +221,15 @@ def facts_near_entities(entity_uuids: Sequence[str], hops: int, limit: int,
 
 
 def touch_facts(uuids: Sequence[str], when: datetime) -> Query:
-    """Access statistics for decay: one more hit, last accessed now."""
+    """Access statistics for decay: one more hit, last accessed now (`uuids` distinct).
+
+    `WHERE r.uuid IN $uuids`, not `UNWIND ... {uuid: u}`: FalkorDB does not use
+    the edge index for the UNWIND'ed value and scans every edge once per uuid
+    (73 ms of each search at 10k facts, 35 ms of it server CPU)."""
     return Query(
-        "UNWIND $uuids AS u MATCH ()-[r:RELATES_TO {uuid: u}]->() "
+        "MATCH ()-[r:RELATES_TO]->() WHERE r.uuid IN $uuids "
         "SET r.access_count = coalesce(r.access_count, 0) + 1, r.last_accessed_at = $at",
-        {"uuids": list(uuids), "at": t.encode(when)},
+        {"uuids": list(dict.fromkeys(uuids)), "at": t.encode(when)},
     )
 
 
