@@ -12,13 +12,14 @@ current facts (checked and printed).
 
 from __future__ import annotations
 
+import os
 import random
 import tempfile
 import time
 
 from bench.common import header, percentiles_ms, timed
 from graphmem import Memory
-from graphmem.embedding.embedder import default_embedder
+from graphmem.embedding.embedder import default_embedder, fast_embedder
 
 USER = "bench_store"
 BULK_USER = "bench_store_bulk"
@@ -59,18 +60,29 @@ def run(n_facts: int = 10_000, queries: int = 200) -> dict[str, float]:
         all_current = [timed(lambda: mem.facts(USER)) for _ in range(20)]
         current = len(mem.facts(USER))
         same = current_view(mem, USER) == current_view(mem, BULK_USER)
+        loop_view = current_view(mem, USER)
+    fast = _TimedEmbedder(fast_embedder())
+    with tempfile.TemporaryDirectory() as tmp, Memory(data_dir=tmp, embedder=fast) as mem:
+        mem.add_fact("warmup", "a", "likes", "b")
+        bulk_fast = {f"fast_{k}": v for k, v in bulk_import(mem, fast, plan).items()}
+        same_fast = current_view(mem, BULK_USER) == loop_view
     figures = {
         "insert_facts_per_s": n_facts / elapsed,
         "subject_current_p50_ms": percentiles_ms(subject_times)[0],
         "subject_current_p95_ms": percentiles_ms(subject_times)[1],
         "all_current_p50_ms": percentiles_ms(all_current)[0],
         "all_current_p95_ms": percentiles_ms(all_current)[1],
-    } | bulk
+    } | bulk | bulk_fast
     print(f"  insert: {n_facts:,} facts in {elapsed:.1f} s = {figures['insert_facts_per_s']:.1f} facts/s (add_fact, one at a time)")
     print(f"  add_facts: {n_facts:,} facts in {bulk['bulk_s']:.1f} s = {bulk['bulk_facts_per_s']:.0f} facts/s "
           f"(target >= 1,000; {bulk['bulk_embed_s']:.1f} s of it embedding {bulk['bulk_embedded']:,} distinct texts), "
           f"{figures['bulk_facts_per_s'] / figures['insert_facts_per_s']:.0f}x add_fact; "
           f"same current facts as one at a time: {'yes' if same else 'NO'}")
+    print(f"  add_facts with the int8 ONNX embedder ({type(fast.inner).__name__}): {bulk_fast['fast_bulk_s']:.1f} s = "
+          f"{bulk_fast['fast_bulk_facts_per_s']:.0f} facts/s ({bulk_fast['fast_bulk_embed_s']:.1f} s embedding = "
+          f"{bulk_fast['fast_bulk_embedded'] / bulk_fast['fast_bulk_embed_s']:.0f} texts/s; fp32 "
+          f"{bulk['bulk_embedded'] / bulk['bulk_embed_s']:.0f} texts/s); "
+          f"same current facts as one at a time: {'yes' if same_fast else 'NO'}; load average {os.getloadavg()[0]:.1f}")
     print(f"  current facts of one subject ({queries} queries): p50 {figures['subject_current_p50_ms']:.1f} ms, "
           f"p95 {figures['subject_current_p95_ms']:.1f} ms")
     print(f"  all {current:,} current facts of the user (20 queries): p50 {figures['all_current_p50_ms']:.1f} ms, "

@@ -58,3 +58,12 @@ def test_vector_parameter_keeps_float32_values():
     parsed = np.array([float(x) for x in text[1:-1].split(",")])
     assert np.abs(parsed - values).max() < 1e-7
     assert len(text) < len(repr(values.tolist())) * 0.7
+
+
+def test_thread_count_drops_to_one_for_queries_and_busy_machines():
+    from graphmem.embedding.embedder import threads_for
+
+    assert threads_for(1, load=0.0, cores=2) == 1  # a query
+    assert threads_for(500, load=0.3, cores=2) == 2  # idle: every core
+    assert threads_for(500, load=2.0, cores=2) == 1  # every core already busy
+    assert threads_for(500, load=0.0, cores=1) == 1

@@ -60,7 +60,7 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        with self._lock, _threads(1 if len(texts) <= SMALL_BATCH else None):
+        with self._lock, _threads(1 if threads_for(len(texts)) == 1 else None):
             vectors = self._model.encode(
                 list(texts),
                 batch_size=self.batch_size,
@@ -72,6 +72,23 @@ class MiniLMEmbedder:
 
 
 SMALL_BATCH = 4
+
+
+def threads_for(texts: int, load: float | None = None, cores: int | None = None) -> int:
+    """Intra-op threads for embedding `texts` texts: 1 for a query, and 1 when the
+    machine's run queue already fills every core, else every core.
+
+    Why: a thread pool synchronises at every operator, so when another process
+    holds one of the cores each barrier waits out a scheduler time slice. On the
+    2-core bench machine at load ~17, short fact texts (bench/store.py's) embedded at
+    20 texts/s with 2 torch threads and at 66-87 with 1 (2, 60 texts per CPU second;
+    1, ~220), which is the "54 texts/s" of `add_facts`; idle, 2 threads are faster.
+    """
+    if texts <= SMALL_BATCH:
+        return 1
+    cores = cores or os.cpu_count() or 1
+    load = os.getloadavg()[0] if load is None else load
+    return 1 if cores == 1 or load >= cores else cores
 
 
 @contextmanager

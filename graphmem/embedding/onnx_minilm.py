@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphmem.embedding.embedder import threads_for
 from graphmem.embedding.minilm_numpy import model_dir
 from graphmem.schema.errors import ConfigError
 
@@ -95,7 +96,7 @@ class OnnxMiniLM:
     name = "all-MiniLM-L6-v2"
     dimension = 384
 
-    def __init__(self, *, cache: Path | None = None, batch_size: int = 32, threads: int = 2) -> None:
+    def __init__(self, *, cache: Path | None = None, batch_size: int = 32, threads: int | None = None) -> None:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -110,8 +111,8 @@ class OnnxMiniLM:
         self._tokenizer = Tokenizer.from_file(str(weights / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_len)
         self._tokenizer.no_padding()  # padding is per batch, after sorting by length
-        self._sessions = {n: self._session(ort, path, n) for n in {1, threads}}
-        self._threads = threads
+        self._threads = threads or os.cpu_count() or 1
+        self._sessions = {n: self._session(ort, path, n) for n in {1, self._threads}}
         self.batch_size = batch_size
         self._lock = threading.Lock()
 
@@ -121,6 +122,8 @@ class OnnxMiniLM:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
+        # no spinning: on a shared machine a spinning worker takes the core the other needs
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -128,8 +131,8 @@ class OnnxMiniLM:
             return np.zeros((0, self.dimension), dtype=np.float32)
         with self._lock:
             encoded = self._tokenizer.encode_batch(list(texts))
-            # One thread for a query or two: on 2 busy cores two threads wait on each other.
-            session = self._sessions[1 if len(texts) <= SMALL_BATCH else self._threads]
+            # One thread for a query, or when the cores are busy (`threads_for`).
+            session = self._sessions[1 if threads_for(len(texts), cores=self._threads) == 1 else self._threads]
             order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
             out = np.empty((len(texts), self.dimension), dtype=np.float32)
             for start in range(0, len(order), self.batch_size):
@@ -149,5 +152,3 @@ class OnnxMiniLM:
         pooled = (hidden * weights).sum(1) / np.clip(weights.sum(1), 1e-9, None)
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
 
-
-SMALL_BATCH = 4
