@@ -33,6 +33,10 @@ class Settings(BaseSettings):
         description="torch: sentence-transformers fp32; onnx-int8: the same model quantized on ONNX Runtime, "
         "several times faster to write with (graphmem/embedding/onnx_minilm.py, `python -m bench speed`)",
     )
+    query_timeout_s: float = Field(
+        default=300.0, gt=0, description="how long one FalkorDB query may take before it fails with StoreError; "
+        "a query is never resent (graphmem.graph.embedded.client_options)",
+    )
     llm_base_url: str | None = None
     llm_model: str | None = None
     max_turn_chars: int = 20_000

@@ -106,7 +106,8 @@ class Memory:
     ) -> None:
         overrides = {k: v for k, v in {"data_dir": data_dir, "falkordb_url": falkordb_url}.items() if v is not None}
         self.settings = (settings or Settings()).model_copy(update=overrides)
-        self.store = Store.open(data_dir=self.settings.data_dir, falkordb_url=self.settings.falkordb_url)
+        self.store = Store.open(data_dir=self.settings.data_dir, falkordb_url=self.settings.falkordb_url,
+                                timeout_s=self.settings.query_timeout_s)
         try:
             self._embedder = embedder
             self._extractor = extractor

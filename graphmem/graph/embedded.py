@@ -58,6 +58,23 @@ DURABLE_CONFIG = {
 }
 CLIENT_PREFIX = "graphmem-"
 STOP_TIMEOUT_S = 5.0
+QUERY_TIMEOUT_S = 300.0
+
+
+def client_options(timeout_s: float = QUERY_TIMEOUT_S) -> dict[str, Any]:
+    """Socket options for every graphmem connection: no automatic resend, and a
+    timeout long enough for a large import on a loaded machine.
+
+    Why: redis-py 8's defaults (a 5 s socket timeout and 10 retries on a timeout)
+    sent a write that took longer than 5 s again while the server was still running
+    the first copy, and the server ran both: a 9,000-row `add_facts` under load
+    stored each fact edge twice (18,614 edges for 9,614 facts). A timeout now
+    surfaces as a `StoreError` instead, and the server runs the query once.
+    """
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return {"socket_timeout": timeout_s, "retry": Retry(NoBackoff(), 0)}
 SERVER_DIR_FILES = ("redis.config", "redis.log", "redis.pid", "redis.socket")
 
 
@@ -131,7 +148,7 @@ def foreign_connections(clients: Iterable[dict], own_name: str) -> int:
     return sum(1 for client in clients if client.get("name") != own_name)
 
 
-def open_embedded(data_dir: Path):
+def open_embedded(data_dir: Path, *, timeout_s: float = QUERY_TIMEOUT_S):
     """A falkordblite client on the server that owns `data_dir`, started if needed."""
     try:
         data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -146,7 +163,8 @@ def open_embedded(data_dir: Path):
     with _exclusive(data_dir / ".server.lock"):
         clear_stale_registry(db_path)
         try:
-            db = FalkorDB(str(db_path), serverconfig=dict(DURABLE_CONFIG), client_name=name)
+            db = FalkorDB(str(db_path), serverconfig=dict(DURABLE_CONFIG), client_name=name,
+                          **client_options(timeout_s))
         except Exception as exc:
             raise StoreError(f"embedded FalkorDB failed to start in {data_dir}: {exc}") from exc
     atexit.unregister(db.client._cleanup)

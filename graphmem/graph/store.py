@@ -16,7 +16,7 @@ from typing import Any
 
 import redis
 
-from graphmem.graph.embedded import close_embedded, open_embedded, server_pid
+from graphmem.graph.embedded import QUERY_TIMEOUT_S, client_options, close_embedded, open_embedded, server_pid
 from graphmem.schema.errors import ConfigError, InvalidInput, StoreError
 from graphmem.graph.locking import UserLock
 from graphmem.graph.cypher import Query, create_graph_meta, graph_meta
@@ -39,13 +39,13 @@ def translate_store_errors(action: str) -> Iterator[None]:
         raise StoreError(f"{action} failed: {exc}") from exc
 
 
-def _connect_server(url: str):
+def _connect_server(url: str, timeout_s: float = QUERY_TIMEOUT_S):
     from falkordb import FalkorDB
 
     if not url.startswith(("redis://", "rediss://", "unix://")):
         raise ConfigError(f"falkordb_url {url!r} must start with redis://, rediss:// or unix://")
     with translate_store_errors(f"connecting to FalkorDB at {url}"):
-        db = FalkorDB.from_url(url)
+        db = FalkorDB.from_url(url, **client_options(timeout_s))
         db.connection.ping()
     return db
 
@@ -69,12 +69,15 @@ class Store:
         self._guard = threading.Lock()
 
     @classmethod
-    def open(cls, *, data_dir: Path | None = None, falkordb_url: str | None = None) -> "Store":
+    def open(cls, *, data_dir: Path | None = None, falkordb_url: str | None = None,
+             timeout_s: float = QUERY_TIMEOUT_S) -> "Store":
+        """`timeout_s`: how long one query may take before it fails with `StoreError`
+        (never resent: see `graphmem.graph.embedded.client_options`)."""
         if falkordb_url:
-            return cls(_connect_server(falkordb_url), embedded=False, url=falkordb_url)
+            return cls(_connect_server(falkordb_url, timeout_s), embedded=False, url=falkordb_url)
         if data_dir is None:
             raise ConfigError("an embedded store needs a data directory")
-        store = cls(open_embedded(Path(data_dir).expanduser()), embedded=True)
+        store = cls(open_embedded(Path(data_dir).expanduser(), timeout_s=timeout_s), embedded=True)
         store.execute("GRAPH.CONFIG", "SET", "MAX_INFO_QUERIES", "0")  # see `no_query_telemetry`
         return store
 
