@@ -37,6 +37,9 @@ from graphmem.retrieval.packet import (
 from graphmem.retrieval.query import QueryPlan, analyze
 from graphmem.retrieval.recipes import FactList, Reranker, SearchRecipe, TurnList
 from graphmem.retrieval.scoped import EVERY_SCOPE, ScopedView, narrow
+from graphmem.retrieval.fact_turns import pull_sources
+from graphmem.retrieval.session_cap import cap_sessions
+from graphmem.retrieval.time_prior import time_list
 from graphmem.retrieval.turn_views import view_lists
 from graphmem.schema import time as t
 from graphmem.schema.records import FactRecord
@@ -93,9 +96,26 @@ def _abstain_signals(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan
                                      documents=len(idx.episodes) + len(idx.facts))
 
 
-def _fuse[L: (FactList, TurnList)](lists: dict[L, list[str]], weights: dict[L, float], k: int) -> list[str]:
+def _fuse[L: (FactList, TurnList)](lists: dict[L, list[str]], weights: dict[L, float], k: int,
+                                    extra: Sequence[tuple[list[str], float]] = ()) -> list[str]:
     names = [name for name in lists if lists[name]]
-    return [s.doc_id for s in rrf([lists[n] for n in names], k=k, weights=[weights[n] for n in names])]
+    rankings = [lists[n] for n in names] + [ranking for ranking, _ in extra if ranking]
+    return [s.doc_id for s in rrf(rankings, k=k, weights=[weights[n] for n in names] + [w for r, w in extra if r])]
+
+
+def _reorder_turns(idx: UserIndexes, ranked: list[str], facts: list[FactRecord], recipe: SearchRecipe,
+                   limit: int) -> list[str]:
+    """The opt-in rewrites of the fused turn list: fact sources pulled up, then the per-session cap."""
+    if recipe.fact_turn_stride:
+        rank = {u: i for i, u in enumerate(ranked)}
+        sources = [next(iter(pick_sources(f.episodes, rank, 1)), None) for f in facts]
+        ranked = pull_sources(ranked, sources, recipe.fact_turn_stride)
+    if recipe.session_cap and idx.turns is not None:
+        table = idx.turns
+        pos = table.position()
+        session_of = {u: table.sessions[pos[u]] for u in ranked if u in pos}
+        ranked = cap_sessions(ranked, session_of, recipe.session_cap, limit)
+    return ranked
 
 
 def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, recipe, distance,
@@ -351,7 +371,10 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     fused = _fuse(fact_lists, recipe.fact_weights, recipe.rrf_k)
     facts = _rank_facts(ctx, user_id, fused, plan, now, known_at, limit, recipe, distance, scopes)
     turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe, view)
-    ranked_turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k)
+    extra = [(time_list(idx, plan, turn_lists.get(TurnList.VECTOR, []), recipe.candidates), recipe.time_prior)] \
+        if recipe.time_prior else []
+    ranked_turns = _reorder_turns(idx, _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k, extra), facts, recipe,
+                                  limit)
     best = max(best_fact, best_turn)
     signals = _abstain_signals(ctx, user_id, idx, plan, best, masked_vector, view)
     abstain, reason = abstention.decide(signals)

@@ -20,19 +20,23 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from datetime import datetime
+
 import numpy as np
 
+from graphmem.schema import time as t
 from graphmem.schema.models import normalize_name
 
 
 @dataclass(frozen=True)
 class TurnTable:
-    """Session id and normalised speaker of each turn, in the episode index's document order."""
+    """Session id, normalised speaker and session time of each turn, in the episode index's document order."""
 
     uuids: tuple[str, ...]
     sessions: tuple[str, ...]
     speakers: np.ndarray
     members: Mapping[str, tuple[int, ...]]
+    times: tuple[datetime | None, ...] = ()
 
     @classmethod
     def of(cls, doc_ids: Sequence[str], rows: Sequence[Mapping]) -> TurnTable:
@@ -42,13 +46,14 @@ class TurnTable:
         members: dict[str, list[int]] = defaultdict(list)
         for i, s in enumerate(sessions):
             members[s].append(i)
-        return cls(tuple(doc_ids), sessions, speakers, {s: tuple(m) for s, m in members.items()})
+        times = tuple(t.decode(by_uuid[u].get("session_time")) for u in doc_ids)
+        return cls(tuple(doc_ids), sessions, speakers, {s: tuple(m) for s, m in members.items()}, times)
 
     def position(self) -> dict[str, int]:
         return {u: i for i, u in enumerate(self.uuids)}
 
 
-def _top(scores: np.ndarray, n: int) -> list[int]:
+def top_positions(scores: np.ndarray, n: int) -> list[int]:
     """Positions of the `n` best positive scores, best first, ties in document order."""
     n = min(n, len(scores))
     if n <= 0:
@@ -66,7 +71,7 @@ def speaker_turns(table: TurnTable, bm25_scores: np.ndarray, entity_keys: Sequen
     mask = np.isin(table.speakers, names)
     if not mask.any():
         return []
-    return [table.uuids[i] for i in _top(np.where(mask, bm25_scores, 0.0), n)]
+    return [table.uuids[i] for i in top_positions(np.where(mask, bm25_scores, 0.0), n)]
 
 
 def speaker_vector_turns(table: TurnTable, vector_list: Sequence[str], entity_keys: Sequence[str]) -> list[str]:

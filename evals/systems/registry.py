@@ -11,6 +11,12 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
 - ``no_time``: facts are not kept or dropped by the question's time mode;
 - ``speaker``: the speaker view added (the named speakers' own turns,
   `retrieval.turn_views`; the ``hybrid_speaker`` recipe, opt-in);
+- ``no_time_prior``: no list of the turns of sessions dated in the question's
+  named time (`retrieval.time_prior`; in the default since issue 12's second round);
+- ``fact_turns``: fact hits pull their best source turn up (`retrieval.fact_turns`;
+  ``hybrid_fact_turns``, opt-in);
+- ``session_cap``: at most 3 turns of a session among the first results
+  (`retrieval.session_cap`; ``hybrid_session_cap``, opt-in);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -24,7 +30,9 @@ from collections.abc import Callable
 
 from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
-from graphmem.retrieval.recipes import DEFAULT_RECIPE, HYBRID_MMR, HYBRID_SPEAKER, SearchRecipe
+from graphmem.retrieval.recipes import (
+    DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_MMR, HYBRID_SESSION_CAP, HYBRID_SPEAKER, SearchRecipe,
+)
 
 
 def _without(name: str, *lists: str) -> SearchRecipe:
@@ -44,6 +52,11 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "speaker": HYBRID_SPEAKER,
     "no_time": DEFAULT_RECIPE.model_copy(update={"name": "no_time", "time_filter": False}),
     "mmr": HYBRID_MMR,
+    "no_time_prior": DEFAULT_RECIPE.model_copy(update={"name": "no_time_prior", "time_prior": 0.0}),
+    "fact_turns": HYBRID_FACT_TURNS,
+    "fact_turns1": HYBRID_FACT_TURNS.model_copy(update={"name": "fact_turns1", "fact_turn_stride": 1}),
+    "session_cap": HYBRID_SESSION_CAP,
+    "session_cap2": HYBRID_SESSION_CAP.model_copy(update={"name": "session_cap2", "session_cap": 2}),
 }
 
 

@@ -94,3 +94,21 @@ def test_search_refuses_a_reranker_it_has_no_step_for(caroline):
     with pytest.raises(InvalidInput, match="cross_encoder"):
         s.search(ctx, "c", "Where does Caroline live?", now=t.to_utc(NOW), as_of=None, known_at=None,
                  limit=5, recipe=unknown)
+
+
+@pytest.mark.parametrize("name", ["hybrid_fact_turns", "hybrid_session_cap"])
+def test_opt_in_turn_rewrites_run_through_search(caroline, name):
+    packet = caroline.search("c", "Where does Caroline live?", now=NOW, recipe=get_recipe(name))
+    assert "Shanghai" in [f.object for f in packet.facts] and packet.episodes
+
+
+def test_default_time_prior_ranks_the_turn_of_the_named_month_first(memory):
+    memory.write("t", [{"role": "user", "speaker": "Caroline", "content": "We painted the garden fence."}], "2024-03-10")
+    memory.write("t", [{"role": "user", "speaker": "Caroline",
+                        "content": "What did I do? What did Caroline do? I did not do anything, I do nothing."}],
+                 "2024-07-10")
+    question = "What did Caroline do in March 2024?"
+    plain = memory.search("t", question, now=NOW, recipe=DEFAULT_RECIPE.model_copy(update={"time_prior": 0.0}))
+    dated = memory.search("t", question, now=NOW, recipe=DEFAULT_RECIPE)
+    assert "fence" not in plain.episodes[0].content
+    assert "fence" in dated.episodes[0].content

@@ -71,7 +71,8 @@ def episode_docs() -> Query:
     """Each turn's BM25 text, its scope, and the session and speaker the turn views need (`retrieval.turn_views`)."""
     return Query("MATCH (e:Episodic) RETURN e.uuid AS uuid, e.speaker + ': ' + e.content AS text, "
                  "coalesce(e.scope, 'user') AS scope, "
-                 "e.session_id AS session_id, e.turn_index AS turn_index, e.speaker AS speaker", {})
+                 "e.session_id AS session_id, e.turn_index AS turn_index, e.speaker AS speaker, "
+                 "e.valid_at AS session_time", {})
 
 
 def vector_episodes(vector: Sequence[float], k: int, scopes: Sequence[str] | None = None,
