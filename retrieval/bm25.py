@@ -235,9 +235,13 @@ class BM25Index:
             >>> BM25Index.build(["a", "b", "c"], ["green tea", "black tea", "milk"]).search("tea", k=1)
             [Scored(doc_id='a', score=0.0...)]
         """
+        return self.top(self.scores(query), k)
+
+    def top(self, scores: np.ndarray, k: int) -> list[Scored]:
+        """`search` over scores already computed by `scores`: a search that ranks the
+        same query's scores several ways (`retrieval.search`) scores the corpus once."""
         if k < 0:
             raise InvalidInput(f"k must be >= 0, got {k}")
-        scores = self.scores(query)
         hits = np.flatnonzero(scores > 0)
         if len(hits) > k:
             hit_scores = scores[hits]

@@ -149,17 +149,18 @@ def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, re
 
 
 def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity_uuids, recipe,
-                view: ScopedView = EVERY_SCOPE):
+                bm25_scores: np.ndarray | None, view: ScopedView = EVERY_SCOPE):
     """The turn candidate lists; a user with no turns (facts imported by `add_facts`)
-    has none, and the turn queries are not sent (the index holds every stored turn)."""
+    has none, and the turn queries are not sent (the index holds every stored turn).
+    `bm25_scores`: the question's BM25 scores over every turn, computed once per search."""
     lists: dict[TurnList, list[str]] = {}
     n = recipe.candidates
     weights = recipe.turn_weights
     best = 0.0
-    if not len(idx.episodes):
+    if bm25_scores is None:
         return lists, best
     if TurnList.BM25 in weights:
-        lists[TurnList.BM25] = [s.doc_id for s in idx.episodes.search(plan.text, n)]
+        lists[TurnList.BM25] = [s.doc_id for s in idx.episodes.top(bm25_scores, n)]
     if TurnList.VECTOR in weights:
         rows = ctx.store.run(user_id, view.vector_episodes(vector, n), read_only=True)
         lists[TurnList.VECTOR] = [r["uuid"] for r in rows]
@@ -179,7 +180,7 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
             rank = {uuid: i for i, uuid in enumerate(seeds)}
             rows.sort(key=lambda r: rank[r["of"]])
             lists[TurnList.NEIGHBOURS] = list(dict.fromkeys(r["uuid"] for r in rows))
-    lists |= view_lists(idx, plan, lists, recipe)
+    lists |= view_lists(idx, plan, lists, recipe, bm25_scores)
     return lists, best
 
 
@@ -370,9 +371,10 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     fact_lists, best_fact, distance = _fact_lists(ctx, user_id, idx, plan, vector, named + selves, recipe, view)
     fused = _fuse(fact_lists, recipe.fact_weights, recipe.rrf_k)
     facts = _rank_facts(ctx, user_id, fused, plan, now, known_at, limit, recipe, distance, scopes)
-    turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe, view)
-    extra = [(time_list(idx, plan, turn_lists.get(TurnList.VECTOR, []), recipe.candidates), recipe.time_prior)] \
-        if recipe.time_prior else []
+    turn_scores = idx.episodes.scores(plan.text) if len(idx.episodes) else None
+    turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe, turn_scores, view)
+    extra = [(time_list(idx, plan, turn_lists.get(TurnList.VECTOR, []), recipe.candidates, turn_scores),
+              recipe.time_prior)] if recipe.time_prior else []
     ranked_turns = _reorder_turns(idx, _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k, extra), facts, recipe,
                                   limit)
     best = max(best_fact, best_turn)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from datetime import datetime
 
@@ -50,6 +51,11 @@ class TurnTable:
         return cls(tuple(doc_ids), sessions, speakers, {s: tuple(m) for s, m in members.items()}, times)
 
     def position(self) -> dict[str, int]:
+        """Turn uuid -> document position; built once per table (a search asks for it several times)."""
+        return self._positions
+
+    @cached_property
+    def _positions(self) -> dict[str, int]:
         return {u: i for i, u in enumerate(self.uuids)}
 
 
@@ -83,8 +89,9 @@ def speaker_vector_turns(table: TurnTable, vector_list: Sequence[str], entity_ke
     return [u for u in vector_list if u in pos and table.speakers[pos[u]] in names]
 
 
-def view_lists(idx, plan, lists: Mapping, recipe) -> dict:
-    """The speaker lists `recipe.turn_weights` names, from the lists already drawn (`retrieval.search`)."""
+def view_lists(idx, plan, lists: Mapping, recipe, bm25_scores: np.ndarray) -> dict:
+    """The speaker lists `recipe.turn_weights` names, from the lists already drawn and
+    the question's BM25 scores over every turn (`retrieval.search`)."""
     from graphmem.retrieval.recipes import TurnList
 
     weights = recipe.turn_weights
@@ -93,7 +100,7 @@ def view_lists(idx, plan, lists: Mapping, recipe) -> dict:
         return {}
     out: dict = {}
     if TurnList.SPEAKER in weights:
-        out[TurnList.SPEAKER] = speaker_turns(table, idx.episodes.scores(plan.text), plan.entity_keys,
+        out[TurnList.SPEAKER] = speaker_turns(table, bm25_scores, plan.entity_keys,
                                               recipe.candidates)
     if TurnList.SPEAKER_VECTOR in weights:
         out[TurnList.SPEAKER_VECTOR] = speaker_vector_turns(table, lists.get(TurnList.VECTOR, []), plan.entity_keys)

@@ -77,7 +77,7 @@ def test_search_builds_a_candidate_list_for_every_list_member(caroline):
     assert set(fact_lists) == set(FactList) and all(fact_lists.values())
     facts = s._rank_facts(ctx, "c", s._fuse(fact_lists, ALL_LISTS.fact_weights, 5), plan, t.to_utc(NOW), None,
                           10, ALL_LISTS, {})
-    turn_lists, _ = s._turn_lists(ctx, "c", idx, plan, vector, facts, named, ALL_LISTS)
+    turn_lists, _ = s._turn_lists(ctx, "c", idx, plan, vector, facts, named, ALL_LISTS, idx.episodes.scores(plan.text))
     assert set(turn_lists) == set(TurnList) and all(turn_lists.values())
 
 
