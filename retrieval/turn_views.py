@@ -37,6 +37,9 @@ from graphmem.schema import time as t
 from graphmem.schema.models import normalize_name
 
 
+SELF_SPEAKERS = ("user",)
+
+
 @dataclass(frozen=True)
 class TurnTable:
     """Session id, normalised speaker and session time of each turn, in the episode index's document order."""
@@ -66,8 +69,10 @@ class TurnTable:
     def _positions(self) -> dict[str, int]:
         return {u: i for i, u in enumerate(self.uuids)}
 
-
-SELF_SPEAKERS = ("user",)
+    @cached_property
+    def own_turns(self) -> np.ndarray:
+        """Which turns the memory's user (`SELF_SPEAKERS`) spoke; built once per table."""
+        return np.isin(self.speakers, list(SELF_SPEAKERS))
 
 
 def top_positions(scores: np.ndarray, n: int) -> list[int]:
@@ -103,7 +108,7 @@ def speaker_vector_turns(table: TurnTable, vector_list: Sequence[str], entity_ke
 def self_mask(table: TurnTable, selves: Sequence[str] = SELF_SPEAKERS) -> np.ndarray | None:
     """Which turns the memory's own user spoke; None when none or all of them did
     (then a list of them would only repeat the plain one)."""
-    mask = np.isin(table.speakers, list(selves))
+    mask = table.own_turns if tuple(selves) == SELF_SPEAKERS else np.isin(table.speakers, list(selves))
     return mask if mask.any() and not mask.all() else None
 
 
