@@ -72,7 +72,8 @@ def retrieval(
     limit: Annotated[Optional[int], typer.Option("--limit", help="keep the first N questions (file order)")] = None,
     split: Annotated[
         Optional[str], typer.Option("--split", help="LoCoMo: tuning | reporting | all (default: reporting for the "
-                                    "repo's conversations, else all)")
+                                    "repo's conversations, else all); pooled LongMemEval: tuning | reporting "
+                                    "half of the questions (every session still pooled) | all (default)")
     ] = None,
     pool: Annotated[bool, typer.Option("--pool", help="LongMemEval: all sessions in one memory (distractors)")] = False,
     seed: Annotated[int, typer.Option("--seed", help="nested_kv generator seed")] = 0,

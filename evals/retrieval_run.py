@@ -136,14 +136,27 @@ def _load(name: str, data: Path | None, *, split: str | None, pooled: bool, limi
                  for c in splits.select(convs, chosen)]
         return Dataset(name=name, conversations=tuple(keep_first(convs, limit)), data_sha256=sha, source=str(data),
                        split=chosen, categories=tuple(str(c) for c in LOCOMO_CATEGORIES))
-    if split not in (None, "all"):
-        raise InvalidInput("--split applies to LoCoMo only")
+    chosen = split or "all"
+    if chosen not in splits.SPLITS:
+        raise InvalidInput(f"unknown split {chosen!r}; choose one of {', '.join(splits.SPLITS)}")
+    if chosen != "all" and not pooled:
+        raise InvalidInput("a LongMemEval --split (half of the questions) needs --pool")
     convs = keep_first(load_longmemeval(data), limit)
     categories = tuple(sorted({str(q.category) for c in convs for q in c.questions}))
     if pooled and convs:
-        convs = [pool(convs, "longmemeval_pool")]
-    return Dataset(name=name, conversations=tuple(convs), data_sha256=sha, source=str(data), split="all",
+        convs = [keep_half(pool(convs, "longmemeval_pool"), chosen)]
+    return Dataset(name=name, conversations=tuple(convs), data_sha256=sha, source=str(data), split=chosen,
                    pooled=pooled, categories=categories)
+
+
+def keep_half(conversation: Conversation, split: str) -> Conversation:
+    """The pooled memory with only the questions of `split` (`splits.question_halves`);
+    every session stays, so the other half's sessions are still distractors (pure)."""
+    if split == "all":
+        return conversation
+    half = splits.question_halves(q.question_id for q in conversation.questions)
+    return conversation.model_copy(update={"questions": tuple(q for q in conversation.questions
+                                                              if half[q.question_id] == split)})
 
 
 def gold_of(conversation: Conversation, question: Question) -> tuple[tuple[str, ...], tuple[str, ...]]:

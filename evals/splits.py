@@ -18,7 +18,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from graphmem.schema.errors import InvalidInput
@@ -43,3 +44,21 @@ def select(conversations: Sequence[Conversation], split: str) -> list[Conversati
         return list(conversations)
     tuning = split == "tuning"
     return [c for c in conversations if (c.conversation_id in TUNING) == tuning]
+
+
+def question_halves(question_ids: Iterable[str]) -> dict[str, str]:
+    """Question id -> ``tuning`` or ``reporting``: half each, by the sha256 of the id.
+
+    LongMemEval's sample has no conversations to split by, so its questions are
+    split instead (all sessions still pooled): the ids ordered by their hash, the
+    first half (rounded up) tuning. Deterministic for a given set of ids and
+    independent of file order.
+
+    Example:
+        >>> question_halves(["a", "b", "c", "d"])
+        {'a': 'reporting', 'b': 'reporting', 'c': 'tuning', 'd': 'tuning'}
+    """
+    ids = list(dict.fromkeys(question_ids))
+    ordered = sorted(ids, key=lambda i: hashlib.sha256(i.encode()).hexdigest())
+    tune = set(ordered[: (len(ordered) + 1) // 2])
+    return {i: "tuning" if i in tune else "reporting" for i in ids}

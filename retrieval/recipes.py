@@ -38,7 +38,8 @@ class TurnList(StrEnum):
     """Candidate lists of turns: BM25, similarity, the sources of the found facts,
     the turns mentioning the named entities, the turns next to the best hits, and
     the speaker view of `retrieval.turn_views` (the named speakers' own turns by
-    BM25 and by MiniLM)."""
+    BM25 and by MiniLM) and its self view (the user's own turns, for a
+    first-person question)."""
 
     BM25 = "bm25"
     VECTOR = "vector"
@@ -47,6 +48,8 @@ class TurnList(StrEnum):
     NEIGHBOURS = "neighbours"
     SPEAKER = "speaker"
     SPEAKER_VECTOR = "speaker_vector"
+    SELF = "self"
+    SELF_VECTOR = "self_vector"
 
 
 class Reranker(StrEnum):
@@ -71,7 +74,8 @@ class SearchRecipe(BaseModel):
     )
     turn_weights: dict[TurnList, float] = Field(
         default_factory=lambda: {TurnList.BM25: 1.2, TurnList.VECTOR: 1.0, TurnList.FACTS: 0.3,
-                                 TurnList.MENTIONS: 0.1, TurnList.NEIGHBOURS: 0.5},
+                                 TurnList.MENTIONS: 0.1, TurnList.NEIGHBOURS: 0.5,
+                                 TurnList.SELF: 1.0, TurnList.SELF_VECTOR: 1.0},
         description="turn lists to fuse and their RRF weights; a list not named is not searched",
     )
     bfs_hops: int = 1
@@ -114,7 +118,8 @@ HYBRID_DECAY = SearchRecipe(name="hybrid_decay", reranker=Reranker.DECAY)
 HYBRID_SPEAKER = SearchRecipe(
     name="hybrid_speaker",
     turn_weights={TurnList.BM25: 1.2, TurnList.VECTOR: 1.0, TurnList.FACTS: 0.3, TurnList.MENTIONS: 0.1,
-                  TurnList.NEIGHBOURS: 0.5, TurnList.SPEAKER: 1.0, TurnList.SPEAKER_VECTOR: 1.0},
+                  TurnList.NEIGHBOURS: 0.5, TurnList.SELF: 1.0, TurnList.SELF_VECTOR: 1.0,
+                  TurnList.SPEAKER: 1.0, TurnList.SPEAKER_VECTOR: 1.0},
 )
 
 # Of three more ideas of issue 12 measured on the LoCoMo tuning split (README

@@ -6,7 +6,15 @@ did Melanie paint?") is most often answered in that person's own turns, so two
 more lists rank the named speakers' turns alone: BM25 over just those turns
 (`TurnList.SPEAKER`), where the other speaker's turns that merely share a word
 cannot crowd them out, and the MiniLM list filtered to them
-(`TurnList.SPEAKER_VECTOR`). Chosen on the LoCoMo tuning split (README,
+(`TurnList.SPEAKER_VECTOR`).
+
+The self view does the same for a first-person question ("What did I buy?")
+in a memory where the user (speaker ``user``) talks with an assistant: the
+user's own turns by BM25 (`TurnList.SELF`) and the MiniLM list filtered to
+them (`TurnList.SELF_VECTOR`), so long assistant answers that share the
+question's words cannot crowd out what the user said. In the default recipe
+(README, "Retrieval ablation": chosen on the tuning half of the pooled
+LongMemEval questions; it never fires on LoCoMo, whose speakers are named). Chosen on the LoCoMo tuning split (README,
 "Retrieval ablation"); a session view (the best turns of the best sessions)
 was measured there too and not kept.
 
@@ -27,6 +35,9 @@ import numpy as np
 
 from graphmem.schema import time as t
 from graphmem.schema.models import normalize_name
+
+
+SELF_SPEAKERS = ("user",)
 
 
 @dataclass(frozen=True)
@@ -57,6 +68,11 @@ class TurnTable:
     @cached_property
     def _positions(self) -> dict[str, int]:
         return {u: i for i, u in enumerate(self.uuids)}
+
+    @cached_property
+    def own_turns(self) -> np.ndarray:
+        """Which turns the memory's user (`SELF_SPEAKERS`) spoke; built once per table."""
+        return np.isin(self.speakers, list(SELF_SPEAKERS))
 
 
 def top_positions(scores: np.ndarray, n: int) -> list[int]:
@@ -89,16 +105,46 @@ def speaker_vector_turns(table: TurnTable, vector_list: Sequence[str], entity_ke
     return [u for u in vector_list if u in pos and table.speakers[pos[u]] in names]
 
 
+def self_mask(table: TurnTable, selves: Sequence[str] = SELF_SPEAKERS) -> np.ndarray | None:
+    """Which turns the memory's own user spoke; None when none or all of them did
+    (then a list of them would only repeat the plain one)."""
+    mask = table.own_turns if tuple(selves) == SELF_SPEAKERS else np.isin(table.speakers, list(selves))
+    return mask if mask.any() and not mask.all() else None
+
+
+def self_turns(table: TurnTable, bm25_scores: np.ndarray, n: int, selves: Sequence[str] = SELF_SPEAKERS) -> list[str]:
+    """The user's own turns ranked by BM25; empty when the user speaks none or every turn."""
+    mask = self_mask(table, selves)
+    if mask is None:
+        return []
+    return [table.uuids[i] for i in top_positions(np.where(mask, bm25_scores, 0.0), n)]
+
+
+def self_vector_turns(table: TurnTable, vector_list: Sequence[str], selves: Sequence[str] = SELF_SPEAKERS) -> list[str]:
+    """The MiniLM list's turns the user spoke, in its order; empty as `self_turns` is."""
+    mask = self_mask(table, selves)
+    if mask is None:
+        return []
+    pos = table.position()
+    return [u for u in vector_list if u in pos and mask[pos[u]]]
+
+
 def view_lists(idx, plan, lists: Mapping, recipe, bm25_scores: np.ndarray) -> dict:
-    """The speaker lists `recipe.turn_weights` names, from the lists already drawn and
-    the question's BM25 scores over every turn (`retrieval.search`)."""
+    """The speaker and self lists `recipe.turn_weights` names, from the lists already
+    drawn and the question's BM25 scores over every turn (`retrieval.search`)."""
     from graphmem.retrieval.recipes import TurnList
 
     weights = recipe.turn_weights
     table = idx.turns
-    if table is None or not table.uuids or not plan.entity_keys:
+    if table is None or not table.uuids:
         return {}
     out: dict = {}
+    if plan.first_person and TurnList.SELF in weights:
+        out[TurnList.SELF] = self_turns(table, bm25_scores, recipe.candidates)
+    if plan.first_person and TurnList.SELF_VECTOR in weights:
+        out[TurnList.SELF_VECTOR] = self_vector_turns(table, lists.get(TurnList.VECTOR, []))
+    if not plan.entity_keys:
+        return {k: v for k, v in out.items() if v}
     if TurnList.SPEAKER in weights:
         out[TurnList.SPEAKER] = speaker_turns(table, bm25_scores, plan.entity_keys,
                                               recipe.candidates)

@@ -52,6 +52,7 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "no_graph": _without("no_graph", "bfs", "mentions", "facts"),
     "no_neighbours": _without("no_neighbours", "neighbours"),
     "speaker": HYBRID_SPEAKER,
+    "no_self": _without("no_self", "self", "self_vector"),
     "no_time": DEFAULT_RECIPE.model_copy(update={"name": "no_time", "time_filter": False}),
     "mmr": HYBRID_MMR,
     "no_time_prior": DEFAULT_RECIPE.model_copy(update={"name": "no_time_prior", "time_prior": 0.0}),

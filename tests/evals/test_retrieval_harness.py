@@ -111,6 +111,23 @@ def test_longmemeval_limit_and_pool_keep_only_the_needed_sessions():
     assert pooled.data_sha256 == each.data_sha256 and len(pooled.data_sha256) == 64
 
 
+def test_pooled_longmemeval_halves_split_the_questions_and_keep_every_session():
+    path = DATA / "longmemeval_oracle_sample99.json"
+    whole = load_dataset("longmemeval", path, pooled=True)
+    tune = load_dataset("longmemeval", path, pooled=True, split="tuning")
+    report = load_dataset("longmemeval", path, pooled=True, split="reporting")
+    ids = [{q.question_id for q in d.conversations[0].questions} for d in (whole, tune, report)]
+    assert ids[1] | ids[2] == ids[0] and not ids[1] & ids[2]
+    assert len(ids[1]) == 50 and len(ids[2]) == 49
+    assert tune.conversations[0].sessions == whole.conversations[0].sessions == report.conversations[0].sessions
+    assert tune.split == "tuning"
+    assert splits.question_halves(reversed(sorted(ids[0]))) == splits.question_halves(sorted(ids[0]))
+    with pytest.raises(InvalidInput, match="needs --pool"):
+        load_dataset("longmemeval", path, split="tuning")
+    with pytest.raises(InvalidInput, match="unknown split"):
+        load_dataset("longmemeval", path, pooled=True, split="dev")
+
+
 # -- systems ------------------------------------------------------------------------------
 
 

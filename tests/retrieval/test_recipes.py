@@ -78,7 +78,35 @@ def test_search_builds_a_candidate_list_for_every_list_member(caroline):
     facts = s._rank_facts(ctx, "c", s._fuse(fact_lists, ALL_LISTS.fact_weights, 5), plan, t.to_utc(NOW), None,
                           10, ALL_LISTS, {})
     turn_lists, _ = s._turn_lists(ctx, "c", idx, plan, vector, facts, named, ALL_LISTS, idx.episodes.scores(plan.text))
-    assert set(turn_lists) == set(TurnList) and all(turn_lists.values())
+    # Caroline's memory has no `user` speaker, so the self view has nothing to add.
+    assert set(turn_lists) == set(TurnList) - {TurnList.SELF, TurnList.SELF_VECTOR} and all(turn_lists.values())
+
+
+def test_a_first_person_question_gets_the_users_own_turns_as_lists(memory):
+    memory.write("u", [{"role": "user", "speaker": "user", "content": "I bought a red bike at the market."},
+                       {"role": "assistant", "speaker": "assistant",
+                        "content": "A bike market sells many bikes; red bikes and blue bikes are popular at a market."}],
+                 "2024-03-10")
+    memory.write("u", [{"role": "user", "speaker": "user", "content": "My sister plays the cello."},
+                       {"role": "assistant", "speaker": "assistant", "content": "The cello is a lovely instrument."}],
+                 "2024-04-10")
+    for day, topic in enumerate(("rain in the hills", "a new phone", "the football final", "baking bread"), start=11):
+        memory.write("u", [{"role": "user", "speaker": "user", "content": f"Tell me about {topic}."},
+                           {"role": "assistant", "speaker": "assistant", "content": f"Here is a note on {topic}."}],
+                     f"2024-05-{day}")
+    ctx = s.RetrievalContext(store=memory.store, embed=memory._embed, indexes=memory._indexes)
+    idx = ctx.indexes.get(ctx.store, "u")
+    speaker = {r.uuid: r.speaker for r in memory.inspect().episodes("u")}
+    for question, fires in (("Which bike did I buy at the market?", True), ("Which bike was bought at the market?", False)):
+        plan = analyze(question, t.to_utc(NOW), None, idx.entity_uuids.keys())
+        vector = ctx.embed([plan.text])[0].tolist()
+        turn_lists, _ = s._turn_lists(ctx, "u", idx, plan, vector, [], [], DEFAULT_RECIPE,
+                                      idx.episodes.scores(plan.text))
+        assert (TurnList.SELF in turn_lists) is fires and (TurnList.SELF_VECTOR in turn_lists) is fires
+        if fires:
+            assert {speaker[u] for u in turn_lists[TurnList.SELF] + turn_lists[TurnList.SELF_VECTOR]} == {"user"}
+            assert turn_lists[TurnList.SELF][0] == turn_lists[TurnList.SELF_VECTOR][0]
+            assert speaker[turn_lists[TurnList.BM25][0]] == "assistant"
 
 
 @pytest.mark.parametrize("reranker", list(Reranker))

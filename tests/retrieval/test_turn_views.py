@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from graphmem.retrieval.turn_views import TurnTable, speaker_turns, speaker_vector_turns
+from graphmem.retrieval.turn_views import (
+    TurnTable, self_turns, self_vector_turns, speaker_turns, speaker_vector_turns, view_lists,
+)
 
 ROWS = [
     {"uuid": "a", "session_id": "s1", "speaker": "Melanie"},
@@ -27,3 +29,38 @@ def test_speaker_turns_empty_without_a_named_speaker():
 def test_speaker_vector_turns_filter_the_list_in_its_order():
     assert speaker_vector_turns(TABLE, ["d", "c", "b", "a"], ["caroline"]) == ["d", "b"]
     assert TABLE.members == {"s1": (0, 1), "s2": (2, 3)}
+
+
+SELF_ROWS = [
+    {"uuid": "u1", "session_id": "s1", "speaker": "user"},
+    {"uuid": "a1", "session_id": "s1", "speaker": "assistant"},
+    {"uuid": "u2", "session_id": "s2", "speaker": "user"},
+    {"uuid": "a2", "session_id": "s2", "speaker": "assistant"},
+]
+SELF_TABLE = TurnTable.of(["u1", "a1", "u2", "a2"], SELF_ROWS)
+
+
+def test_self_turns_keep_only_the_users_own_turns_best_first():
+    scores = np.array([0.5, 9.0, 1.5, 4.0])
+    assert self_turns(SELF_TABLE, scores, 10) == ["u2", "u1"]
+    assert self_vector_turns(SELF_TABLE, ["a2", "u1", "a1", "u2"]) == ["u1", "u2"]
+
+
+def test_self_turns_empty_when_the_user_speaks_no_turn_or_every_turn():
+    scores = np.array([0.5, 3.0, 1.5, 2.0])
+    assert self_turns(TABLE, scores, 10) == [] and self_vector_turns(TABLE, ["a", "b"]) == []
+    only_user = TurnTable.of(["x", "y"], [{"uuid": "x", "speaker": "user"}, {"uuid": "y", "speaker": "User"}])
+    assert self_turns(only_user, np.array([1.0, 2.0]), 10) == []
+
+
+def test_view_lists_add_the_self_lists_only_for_a_first_person_question():
+    from types import SimpleNamespace
+
+    from graphmem.retrieval.recipes import DEFAULT_RECIPE, TurnList
+
+    idx = SimpleNamespace(turns=SELF_TABLE)
+    scores = np.array([0.5, 9.0, 1.5, 4.0])
+    lists = {TurnList.VECTOR: ["a2", "u1"]}
+    asked = view_lists(idx, SimpleNamespace(first_person=True, entity_keys=()), lists, DEFAULT_RECIPE, scores)
+    assert asked == {TurnList.SELF: ["u2", "u1"], TurnList.SELF_VECTOR: ["u1"]}
+    assert view_lists(idx, SimpleNamespace(first_person=False, entity_keys=()), lists, DEFAULT_RECIPE, scores) == {}
