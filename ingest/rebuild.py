@@ -76,6 +76,7 @@ def rebuild(ctx: IngestContext, user_id: str) -> RebuildResult:
     store = ctx.store
     rows = store.run(user_id, q.episodes_in_order(), read_only=True)
     dropped = store.run(user_id, q.delete_extracted_facts())[0]["n"]
+    store.run(user_id, q.delete_orphan_access())
     store.run(user_id, gq.delete_all_candidates())
     store.run(user_id, q.delete_all_mentions())
     store.run(user_id, q.delete_factless_entities())

@@ -124,7 +124,8 @@ def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, re
         return []
     pool = ordered[: max(limit * 4, 20)]
     rows = ctx.store.run(user_id, q.facts_by_uuid(pool), read_only=True)
-    records = {r.uuid: r for r in fact_repository.to_records(ctx.store, user_id, rows, now=now, known_at=known_at)}
+    records = {r.uuid: r for r in fact_repository.to_records(ctx.store, user_id, rows, now=now, known_at=known_at,
+                                                             access=False)}
     if known_at is not None:
         records = {u: r for u, r in records.items() if r.created_at <= known_at}
     kept = [records[u] for u in pool if u in records and records[u].scope in scopes
@@ -246,7 +247,7 @@ def _chains(ctx, user_id: str, facts: list[FactRecord], plan: QueryPlan, now: da
         if not pairs:
             return []
         rows = ctx.store.run(user_id, q.facts_from_subjects(pairs), read_only=True)
-        return fact_repository.to_records(ctx.store, user_id, rows, now=now, known_at=known_at)
+        return fact_repository.to_records(ctx.store, user_id, rows, now=now, known_at=known_at, access=False)
 
     def admitted(record: FactRecord) -> bool:
         if record.scope not in scopes or (known_at is not None and record.created_at > known_at):

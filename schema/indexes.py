@@ -6,11 +6,16 @@ Graphiti's queries find them; the vector indexes serve graphmem's own search.
 
 from __future__ import annotations
 
+ACCESS_INDEX = "CREATE INDEX FOR (a:FactAccess) ON (a.uuid)"
+"""The facts' access records (`graph.cypher.facts.ACCESS`); added after graphs were
+first stored, so the store also creates it on an older graph that lacks it."""
+
 RANGE_INDEXES = (
     "CREATE INDEX FOR (n:Entity) ON (n.uuid, n.group_id, n.name, n.normalized_name, n.created_at)",
     "CREATE INDEX FOR (n:Episodic) ON (n.uuid, n.group_id, n.name, n.created_at, n.valid_at, n.session_id, n.content_hash)",
     "CREATE INDEX FOR ()-[e:RELATES_TO]-() ON (e.uuid, e.group_id, e.name, e.slot, e.created_at, e.expired_at, e.valid_at, e.invalid_at)",
     "CREATE INDEX FOR ()-[e:MENTIONS]-() ON (e.uuid, e.group_id)",
+    ACCESS_INDEX,
 )
 
 FULLTEXT_INDEXES = (

@@ -11,18 +11,20 @@ from __future__ import annotations
 from datetime import datetime
 
 from graphmem.graph import cypher as q
+from graphmem.graph.fact_repository import access_stats, merged_access
 from graphmem.schema.decay import DecayInput, to_archive
 from graphmem.schema import time as t
 from graphmem.graph.store import Store
 
 
-def decay_input(row: dict) -> DecayInput:
-    """One row of `queries.active_facts` as what decay reads."""
+def decay_input(row: dict, access: tuple[int, datetime | None] | None = None) -> DecayInput:
+    """One row of `queries.active_facts`, with the fact's access record, as what decay reads."""
+    count, last = merged_access(int(row["access_count"]), t.decode(row["last_accessed_at"]), access)
     return DecayInput(
         uuid=row["uuid"],
         importance=float(row["importance"]),
-        access_count=int(row["access_count"]),
-        last_accessed_at=t.decode(row["last_accessed_at"]),
+        access_count=count,
+        last_accessed_at=last,
         created_at=t.decode(row["created_at"]),
     )
 
@@ -36,7 +38,8 @@ def enforce(store: Store, user_id: str, capacity: int | None, now: datetime | No
     if len(rows) <= capacity:
         return 0
     moment = now or t.now_utc()
-    doomed = to_archive([decay_input(r) for r in rows], capacity, moment)
+    accessed = access_stats(store, user_id)
+    doomed = to_archive([decay_input(r, accessed.get(r["uuid"])) for r in rows], capacity, moment)
     if doomed:
         store.run(user_id, q.set_archived(doomed, moment))
         store.run(user_id, q.bump_version())

@@ -122,11 +122,33 @@ def _at_or_before(moment: datetime | None, k: datetime) -> bool:
     return moment is not None and moment <= k
 
 
+def access_stats(store: Store, user_id: str, uuids: Sequence[str] | None = None
+                 ) -> dict[str, tuple[int, datetime | None]]:
+    """Fact uuid -> (access count, last access) from the facts' access records
+    (`cypher.facts.ACCESS`), for these facts or (None) every fact."""
+    if uuids is not None and not uuids:
+        return {}
+    rows = store.run(user_id, q.access_of(uuids), read_only=True)
+    return {row["uuid"]: (int(row["access_count"] or 0), t.decode(row["last_accessed_at"])) for row in rows}
+
+
+def merged_access(count: int, last: datetime | None, record: tuple[int, datetime | None] | None
+                  ) -> tuple[int, datetime | None]:
+    """Counts kept on the fact edge by graphs stored before access records, plus the record's."""
+    if record is None:
+        return count, last
+    return count + record[0], max((x for x in (last, record[1]) if x is not None), default=None)
+
+
 def to_records(
-    store: Store, user_id: str, rows: list[dict[str, Any]], *, now: datetime, known_at: datetime | None = None
+    store: Store, user_id: str, rows: list[dict[str, Any]], *, now: datetime, known_at: datetime | None = None,
+    access: bool = True,
 ) -> list[FactRecord]:
-    """Rows of `FACT_VIEW` -> FactRecords with status, successor text and turn ids."""
+    """Rows of `FACT_VIEW` -> FactRecords with status, successor text and turn ids;
+    `access=False` leaves out the access records (search ranks without them, and
+    saves the round trip), so the counts are then only those an older graph kept on the edge."""
     edges = [(edge_from_row(row), row["subject"], row["object"]) for row in rows]
+    accessed = access_stats(store, user_id, [e.uuid for e, _, _ in edges]) if access else {}
     successors = {e.invalidated_by for e, _, _ in edges if e.invalidated_by}
     successor_text = {
         row["uuid"]: row["fact"] for row in store.run(user_id, q.facts_by_uuid(sorted(successors)), read_only=True)
@@ -138,6 +160,7 @@ def to_records(
     records = []
     for edge, subject, obj in edges:
         end = t.invalid_at_as_known(edge, known_at)
+        count, last = merged_access(edge.access_count, edge.last_accessed_at, accessed.get(edge.uuid))
         superseded = edge.invalidated_by if end is not None else None
         records.append(
             FactRecord(
@@ -158,8 +181,8 @@ def to_records(
                 derived_from=tuple(edge.derived_from),
                 expires_at=edge.expires_at,
                 importance=edge.importance,
-                access_count=edge.access_count,
-                last_accessed_at=edge.last_accessed_at,
+                access_count=count,
+                last_accessed_at=last,
                 archived_at=edge.archived_at,
                 confidence=edge.confidence,
                 scope=edge.scope,

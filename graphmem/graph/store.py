@@ -23,8 +23,8 @@ from graphmem.graph.cypher import Query, create_graph_meta, graph_meta
 from graphmem.schema import time as t
 
 INDEX_WAIT_SECONDS = 300.0
-INDEX_STATUS = "CALL db.indexes() YIELD status RETURN status"
-from graphmem.schema.indexes import all_indexes
+INDEX_STATUS = "CALL db.indexes() YIELD label, status RETURN label, status"
+from graphmem.schema.indexes import ACCESS_INDEX, all_indexes
 from graphmem.schema.models import check_user_id
 
 
@@ -112,17 +112,22 @@ class Store:
         background; until then a vector or full-text query fails with "Invalid
         arguments for procedure" (seen after ~10 s on a 2,234-turn graph), so
         the first query of a process waits here instead. Bounded by
-        `INDEX_WAIT_SECONDS`, then it goes on and lets the query report.
+        `INDEX_WAIT_SECONDS`, then it goes on and lets the query report. A graph
+        stored before facts had access records gets their index here.
         """
         deadline = time.monotonic() + INDEX_WAIT_SECONDS
         with translate_store_errors(f"listing the indexes of {user_id!r}"):
             if user_id not in self._db.list_graphs():
                 return
+            rows: list = []
             while time.monotonic() < deadline:
-                statuses = [row[0] for row in graph.ro_query(INDEX_STATUS).result_set]
-                if not any("UNDER CONSTRUCTION" in str(status) for status in statuses):
+                rows = graph.ro_query(INDEX_STATUS).result_set
+                if not any("UNDER CONSTRUCTION" in str(status) for _, status in rows):
                     break
                 time.sleep(0.1)
+            if "FactAccess" not in {label for label, _ in rows}:  # a graph stored before access records
+                self._indexed.add(user_id)
+                self._create_index(user_id, ACCESS_INDEX)
         self._indexed.add(user_id)
 
     def users(self) -> list[str]:

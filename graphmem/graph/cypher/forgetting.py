@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphmem.graph.cypher import Query
+from graphmem.graph.cypher.facts import ACCESS
 
 
 def fact_exists(uuid: str) -> Query:
@@ -126,7 +127,12 @@ def strip_references(fact_uuids: Sequence[str], episode_uuids: Sequence[str]) ->
 
 
 def delete_facts(uuids: Sequence[str]) -> Query:
-    return Query("UNWIND $u AS x MATCH ()-[r:RELATES_TO {uuid: x}]->() DELETE r", {"u": list(uuids)})
+    """The facts and their access records (`cypher.facts.ACCESS`)."""
+    return Query(
+        f"UNWIND $u AS x OPTIONAL MATCH ()-[r:RELATES_TO {{uuid: x}}]->() OPTIONAL MATCH (a:{ACCESS} {{uuid: x}}) "
+        "DELETE r, a",
+        {"u": list(uuids)},
+    )
 
 
 def delete_episodes(uuids: Sequence[str]) -> Query:
