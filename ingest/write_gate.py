@@ -59,7 +59,8 @@ PAST = re.compile(
     re.I,
 )
 HEDGES = re.compile(
-    r"\b(?:maybe|perhaps|probably|might|may|i think|i guess|not sure|kind of|sort of|i suppose|possibly)\b", re.I)
+    r"\b(?:maybe|perhaps|probably|might|(?-i:may)|i think|i guess|not sure|kind of|sort of|i suppose|possibly)\b",
+    re.I)  # "may" only in lower case: "in May" is a month
 TENTATIVE = re.compile(r"\b(?:thinking (?:about|of)|considering|wondering (?:about|whether|if))\b", re.I)
 PLAN_RELATIONS = re.compile(r"PLAN|INTEND|CONSIDER|WANT|WISH|HOPE|WILL|GOING_TO|SCHEDULED", re.I)
 EXPLICIT = re.compile(

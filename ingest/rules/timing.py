@@ -85,4 +85,5 @@ def _finish(draft: Draft, when: TimeRange | None, session: datetime, derived: li
         valid_at=None if draft.kind == "end" else moment,
         invalid_at=moment if draft.kind == "end" else None,
         single_valued=draft.single_valued, slot=draft.slot, importance=draft.importance, derived_from=derived,
+        closes_only=draft.closes_only and draft.kind == "end",
     )
