@@ -64,7 +64,7 @@ LEFT_ORG = subject_rule(
     "WAS fired from", "got fired from", "WAS laid off from", "got laid off from", "HAVE been laid off from",
 )
 END_WORK = subject_rule("no longer work[s]?", "BE no longer working", "stopped working", "HAVE stopped working",
-                        tail=r"\s+(?:at|for)\s+", keywords=("longer", "stopped"))
+                        "BE no longer employed", tail=r"\s+(?:at|for|by)\s+", keywords=("longer", "stopped"))
 EMPLOYED_BY = subject_rule("BE employed", "HAVE been employed", tail=r"\s+by\s+", keywords=("employed",))
 # "Contoso let me go in May", "Globex laid me off": the employer is the subject
 LET_GO = rule(rf"\b(?P<org>{NAME})\s+(?:(?:just|finally|recently)\s+)?(?:let\s+me\s+go(?=\s*(?:[,.;!]|$|\s+(?:in|on|last|this|after)\b))|"
