@@ -68,6 +68,13 @@ cool different special important hard easy positive supportive welcoming inclusi
 healthy real whole entire perfect best better own same other such local free simple full true few couple
 several many more most less least lot bit much some any all every each both various certain
 """.split())
+# a noun phrase never starts with a preposition ("on 3/1"), is no light verb on its own ("going",
+# "playing"), and ends before a frequency ("Singapore 3 times", "the store once"): such objects were cut wrong
+OBJECT_PREPOSITIONS = frozenset("on in at to for with from by of into onto about during after before".split())
+LIGHT_GERUNDS = frozenset("going playing doing getting making having taking trying being coming putting".split())
+FREQUENCY_END = frozenset("once twice".split())
+COUNT_WORDS = frozenset("two three four five six seven eight nine ten many several few couple".split()) | {
+    str(n) for n in range(2, 100)}
 QUANTITY_ONLY = frozenset("a an the few couple several many more most lot lots bit some any all of".split())
 
 
@@ -131,7 +138,9 @@ def unsure_object(words: list[str]) -> bool:
     """True for an object the rules cannot be sure of: one that ends in an adjective
     or a quantity word, or holds nothing but quantity words."""
     low = [w.lower().strip(".,!?'\"") for w in words]
-    return low[-1] in UNSURE_END or all(w in QUANTITY_ONLY for w in low)
+    return (low[-1] in UNSURE_END or all(w in QUANTITY_ONLY for w in low) or low[0] in OBJECT_PREPOSITIONS
+            or (len(low) == 1 and low[0] in LIGHT_GERUNDS) or low[-1] in FREQUENCY_END
+            or (len(low) > 1 and low[-1] == "times" and low[-2] in COUNT_WORDS))
 
 
 _PWORD = r"(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,}\b)"
