@@ -38,9 +38,9 @@ TOOK_UP = subject_rule("took up", "HAVE taken up", "picked up", "HAVE picked up"
 NO_LONGER_DOES = subject_rule("DONT (?P<verb>[a-z]+)", "BE not (?P<ing>[a-z]+ing)", "no longer (?P<verb2>[a-z]+)",
                               tail=r"(?=[\s,.;!?]|$)", keywords=("anymore", "any more", "no longer", "no more"))
 # "I no longer enjoy hiking", "I've lost interest in the guitar", "I'm done with knitting": no longer liked
-END_LIKE = subject_rule("no longer (?:enjoy|like|love)[s]?", "lost interest in", "HAVE lost interest in", "BE done with",
+END_LIKE = subject_rule("no longer (?:enjoy|like|love)[s]?", "used to (?:love|like|enjoy)", "lost interest in", "HAVE lost interest in", "BE done with",
                         "BE no longer into", "BE no longer interested in", "BE not interested in",
-                        "BE finished with", keywords=("no longer", "interest", "done with", "finished with"))
+                        "BE finished with", keywords=("no longer", "interest", "done with", "finished with", "used to"))
 GAVE_UP = subject_rule("gave up", "HAVE given up", "quit", "HAVE quit", "stopped", "HAVE stopped",
                        keywords=("gave up", "given up", "quit", "stopped"))
 
@@ -108,8 +108,8 @@ def end_like(m: re.Match[str], s: Sentence) -> list[Draft]:
             return [Draft(subj, p, org.name, f"{subj} is done with {org.said}", "end", WORK, True, span=span,
                           closes_only=True) for p in ("WORKS_AT", "STUDIES_AT")]
     obj = _activity(s, m.end())
-    if obj is None:
-        return []
+    if obj is None or obj.name.lower().split()[0] in ("spending", "hanging"):
+        return []  # "used to love spending time in the studio" names no activity
     name = activity_name(strip_article(obj.name))
     return [Draft(subj, "LIKES", name, f"{subj} no longer enjoys {obj.said}", "end", LIKE, True,
                   f"PREF:{name.lower()}", span=match_span(m, obj.end))]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from graphmem.ingest.rules.drafts import OWN, QUANTITY, Draft, Rule, Sentence, article, match_span, says, subject_of
-from graphmem.ingest.rules.grammar import STOP_NAMES, rule, subject_rule
+from graphmem.ingest.rules.grammar import RELATIONS, STOP_NAMES, rule, subject_rule
 from graphmem.ingest.rules.pets import names_a_pet
 from graphmem.ingest.rules.text import PREP_STOP, own, strip_article, take_phrase, take_proper
 
@@ -58,8 +58,8 @@ def owns(m: re.Match[str], s: Sentence) -> list[Draft]:
     if obj is None:
         return []
     name = strip_article(own(obj.name, s.speaker))
-    if not name or name.split()[-1].lower() in _NEW_REJECT or names_a_pet(name.split()[-1]):
-        return []
+    if not name or name.split()[-1].lower() in _NEW_REJECT | RELATIONS.keys() or names_a_pet(name.split()[-1]):
+        return []  # "a new girlfriend" is no possession
     return [Draft(subject_of(m, s), "OWNS", name, f"{says(m, s)} {own(obj.said, s.speaker)}",
                   "event" if re.search(r"\b(?:bought|got|gotten|purchased)\b", m[0], re.I) else "state", OWN,
                   span=match_span(m, obj.end))]

@@ -31,7 +31,10 @@ CLASS = subject_rule(
          r"(?P<noun>class|classes|course|courses|lessons|workshop)\b",
     keywords=("class", "course", "lesson", "workshop"),
 )
-GRADUATED = subject_rule("graduated from", "HAVE graduated from")
+GRADUATED = subject_rule("graduated from", "HAVE graduated from", r"got my (?:[\w'-]+\s+)?degree from",
+                         r"earned my (?:[\w'-]+\s+)?degree from", "finished (?:uni|university|college|school) at",
+                         "HAVE finished (?:uni|university|college|school) at",
+                         keywords=("graduated", "degree from", "finished"))
 DROPPED_OUT = subject_rule("dropped out of", "HAVE dropped out of", "withdrew from", "HAVE withdrawn from",
                            keywords=("dropped out", "withdr"))
 

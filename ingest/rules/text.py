@@ -20,6 +20,8 @@ TITLE_END = re.compile(r"(?:^|(?<=[\s(\"']))(?:Mr|Mrs|Ms|Mx|Dr|St|Mt|Ft|Prof|Rev
                        r"e\.g|i\.e|approx|incl)\.$", re.IGNORECASE)
 SOFT_END = re.compile(r"(?:\b(?:[A-Za-z]\.){2,}|\b(?:Co|Inc|Ltd|Corp|Jr|Sr|etc|Bros|Ave|Rd|Blvd|Dept|Univ))$")
 STARTS_LOWER = re.compile(r"[a-z0-9]")
+# "the U.S. Postal Service", "the U.K. office": after "the", initials modify the name that follows
+_MODIFIER_INITIALS = re.compile(r"\bthe\s+(?:[A-Z]\.){2,}$")
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 
 PHRASE_STOP = re.compile(
@@ -87,7 +89,8 @@ def split_sentences(text: str) -> list[str]:
         if not piece:
             continue
         if pieces and (TITLE_END.search(pieces[-1]) or (
-                SOFT_END.search(pieces[-1]) and STARTS_LOWER.match(piece))):
+                SOFT_END.search(pieces[-1]) and STARTS_LOWER.match(piece)) or _MODIFIER_INITIALS.search(pieces[-1]) and (
+                piece.split()[0].lower() not in STOP_NAMES)):
             pieces[-1] = f"{pieces[-1]} {piece}"
         else:
             pieces.append(piece)
@@ -143,7 +146,7 @@ def unsure_object(words: list[str]) -> bool:
             or (len(low) > 1 and low[-1] == "times" and low[-2] in COUNT_WORDS))
 
 
-_PWORD = r"(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,}\b)"
+_PWORD = r"(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|(?:[A-Z]\.){2,}(?![A-Za-z])|[A-Z]{2,}\b)"  # "U.S. Postal Service"
 _TITLE = r"(?:St|Mt|Ft|Dr)\.?[ ]"  # "St. Mary's Hospital", "Mt. Sinai"
 _RUN_TAIL = rf"(?:(?:'s(?=[ ]+[A-Z]))?(?:\s+(?:of|de|upon|&)\s+|[ ]|-){NOT_STOP}{_PWORD})*"
 # a possessive inside a name ("Queen's University") or ending one after a title ("St. Jude's")

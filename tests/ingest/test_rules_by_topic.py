@@ -167,3 +167,20 @@ def test_the_extraction_set_does_not_count_an_ending_that_would_close_nothing():
     ending = ExtractedFact(subject="Sam", predicate="HAS_PET", object="Rex", fact="Sam no longer has Rex.",
                            invalid_at=SESSION, closes_only=True)
     assert score_extractions([turn], [Extraction(facts=[ending])])["tune"].predicted == 0
+
+
+def test_initials_inside_a_name_do_not_end_the_sentence():
+    assert ("WORKS_AT", "U.S. Postal Service", False) in shown("I'm currently working for the U.S. Postal Service.")
+    assert ("LIVES_IN", "U.S.", False) in shown("I moved to the U.S. in 2019.")
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("I got my degree from Trinity College in June.", ("STUDIES_AT", "Trinity College", True)),
+    ("I used to love tennis but now I prefer squash.", ("LIKES", "tennis", True)),
+])
+def test_more_ordinary_endings(text, expected):
+    assert expected in shown(text)
+
+
+def test_a_partner_is_no_possession():
+    assert not any(p == "OWNS" for p, _, _ in shown("I've got a new girlfriend, Bea."))
