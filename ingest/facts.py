@@ -98,7 +98,8 @@ def ended_fact(rows: Sequence[dict], plan: PlannedFact) -> FactEdge | None:
     """The open fact an ending closes (pure): same subject, predicate (or its kin, any
     slot: "Rex died" knows no species), open before the end; the same object, else
     the one open fact whose object holds the ending's words whole ("gave up climbing"
-    ends "rock climbing", "stopped hiking" ends "hiking in the mountains")."""
+    ends "rock climbing", "stopped hiking" ends "hiking in the mountains"), else the one
+    open fact of the slot the ending names ("our dog died" ends the dog Rex, ``PET:dog``)."""
     end, target = plan.edge.invalid_at, plan.edge.target_node_uuid
     open_ = [(edge_, row) for row in rows
              if (edge_ := fact_repository.edge_from_row(row)).expired_at is None and edge_.invalid_at is None
@@ -110,7 +111,12 @@ def ended_fact(rows: Sequence[dict], plan: PlannedFact) -> FactEdge | None:
     if len(said.split()) == 0:
         return None
     holding = [e for e, row in open_ if e.name == plan.edge.name and said in _words(str(row.get("object") or ""))]
-    return holding[0] if len(holding) == 1 else None
+    if len(holding) == 1:
+        return holding[0]
+    # the ending names the slot's kind: "our dog died" ends the one open pet of the slot PET:dog
+    kind = [e for e, _ in open_ if e.name == plan.edge.name and ":" in e.slot
+            and _words(e.slot.split(":", 1)[1]) == said]
+    return kind[0] if len(kind) == 1 else None
 
 
 def apply_ending(store: Store, user_id: str, plan: PlannedFact) -> Decided | None:

@@ -184,3 +184,9 @@ def test_more_ordinary_endings(text, expected):
 
 def test_a_partner_is_no_possession():
     assert not any(p == "OWNS" for p, _, _ in shown("I've got a new girlfriend, Bea."))
+
+
+def test_an_ending_that_names_the_kind_closes_the_one_open_fact_of_that_kind(memory):
+    two_sessions(memory, "We have a dog named Rex. We also have a cat named Luna.", "Our dog died in May.")
+    assert objects(memory, THEN, "HAS_PET") == {"Rex", "Luna"}
+    assert objects(memory, NOW, "HAS_PET") == {"Luna"}
