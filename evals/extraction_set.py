@@ -6,7 +6,8 @@ Two hand-written sets in ``tests/data`` (issue 12):
   reader would store, split into a ``tune`` part (rules may be fitted to it)
   and a ``report`` part (only scored). `score_extractions` is a pure function:
   precision = matched predicted facts / predicted facts, recall = matched
-  labelled facts / labelled facts, per part. A predicted fact matches a label
+  labelled facts / labelled facts, per part (an ending the extractor marks
+  ``closes_only`` is not counted: with nothing open it is not stored). A predicted fact matches a label
   when subject, predicate, object (any of the label's ``a|b`` spellings, compared
   without case, leading articles or possessives) and ending (``"end"``: the
   statement closes an open fact) agree; each label matches at most once.
@@ -175,16 +176,24 @@ def _pair(labels: Sequence[tuple[str, ...]], facts: Sequence[ExtractedFact]) -> 
     return pairs
 
 
+def stored(extraction: Extraction) -> list[ExtractedFact]:
+    """The facts a memory holding nothing yet would store: an ending marked ``closes_only``
+    ("Rex died", "I'm no longer with Acme") closes an open fact or is dropped, and each
+    turn here is scored on its own."""
+    return [f for f in extraction.facts if not f.closes_only]
+
+
 def score_extractions(turns: Sequence[LabelledTurn], extractions: Sequence[Extraction]) -> dict[str, PartScore]:
     """Precision and recall per part ("tune", "report") and over all turns ("all")."""
     if len(turns) != len(extractions):
         raise ValueError(f"{len(turns)} turns but {len(extractions)} extractions")
     rows: dict[str, list[int]] = {}
     for turn, extraction in zip(turns, extractions):
-        matched = len(_pair(turn.facts, extraction.facts))
+        facts = stored(extraction)
+        matched = len(_pair(turn.facts, facts))
         for part in (turn.part, "all"):
             row = rows.setdefault(part, [0, 0, 0, 0])
-            for i, n in enumerate((1, len(turn.facts), len(extraction.facts), matched)):
+            for i, n in enumerate((1, len(turn.facts), len(facts), matched)):
                 row[i] += n
     return {part: PartScore(part=part, turns=r[0], labelled=r[1], predicted=r[2], matched=r[3])
             for part, r in rows.items()}
@@ -196,10 +205,11 @@ def mistakes(turns: Sequence[LabelledTurn], extractions: Sequence[Extraction], p
     for turn, extraction in zip(turns, extractions):
         if turn.part != part:
             continue
-        pairs = _pair(turn.facts, extraction.facts)
+        facts = stored(extraction)
+        pairs = _pair(turn.facts, facts)
         lines += [f"{turn.id} missed {' | '.join(label)}" for j, label in enumerate(turn.facts) if j not in pairs]
         lines += [f"{turn.id} wrong  {f.subject} | {f.predicate} | {f.object}{' | end' if _ends(f) else ''}"
-                  for i, f in enumerate(extraction.facts) if i not in pairs.values()]
+                  for i, f in enumerate(facts) if i not in pairs.values()]
     return lines
 
 

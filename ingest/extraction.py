@@ -67,6 +67,8 @@ class ExtractedFact(BaseModel):
     derived_from: list[int] = Field(default_factory=list)
     confidence: float = Field(0.8, ge=0.0, le=1.0,
                               description="how sure the extractor is that the turn states this; shown on packet lines")
+    closes_only: bool = Field(False, description="an ending kept only when it closes an open fact "
+                                                 "(\"Rex died\" says nothing if no pet Rex is known)")
 
 
 class Extraction(BaseModel):

@@ -15,6 +15,7 @@ nothing) until `confirm`; a user's stored decision on the same turn's fact
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ class PlannedFact:
     derived_from: list[int] = field(default_factory=list)
     ignore: bool = False
     ends: bool = False  # "I don't live in Paris anymore": closes the open fact
+    closes_only: bool = False  # an ending dropped when it closes nothing
     turn: str = ""  # the turn's text, for the write gate
     verdict: write_gate.GateVerdict | None = None
     object_name: str = ""  # the object as said, to find its clause in the turn
@@ -83,29 +85,68 @@ def candidates_for(store: Store, user_id: str, plan: PlannedFact) -> list[tuple[
     return list(seen.items())
 
 
+# an ending of one of these closes the open fact of any of them: "Tom and I split up" ends a marriage too
+_ENDING_KIN = {"PARTNER_OF": ("PARTNER_OF", "MARRIED_TO"), "MARRIED_TO": ("MARRIED_TO", "PARTNER_OF")}
+_ARTICLE = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their)\s+)+")
+
+
+def _words(name: str) -> str:
+    return " " + _ARTICLE.sub("", " ".join(name.casefold().replace("\u2019", "'").split())) + " "
+
+
+def ended_fact(rows: Sequence[dict], plan: PlannedFact) -> FactEdge | None:
+    """The open fact an ending closes (pure): same subject, predicate (or its kin, any
+    slot: "Rex died" knows no species), open before the end; the same object, else
+    the one open fact whose object holds the ending's words whole ("gave up climbing"
+    ends "rock climbing", "stopped hiking" ends "hiking in the mountains"), else the one
+    open fact of the slot the ending names ("our dog died" ends the dog Rex, ``PET:dog``)."""
+    end, target = plan.edge.invalid_at, plan.edge.target_node_uuid
+    open_ = [(edge_, row) for row in rows
+             if (edge_ := fact_repository.edge_from_row(row)).expired_at is None and edge_.invalid_at is None
+             and edge_.order_key() < end]
+    exact = [e for e, _ in open_ if e.target_node_uuid == target]
+    if exact:
+        return exact[0]
+    said = _words(plan.object_name) if plan.object_name else ""
+    if len(said.split()) == 0:
+        return None
+    holding = [e for e, row in open_ if e.name == plan.edge.name and said in _words(str(row.get("object") or ""))]
+    if len(holding) == 1:
+        return holding[0]
+    # the ending names the slot's kind: "our dog died" ends the one open pet of the slot PET:dog
+    kind = [e for e, _ in open_ if e.name == plan.edge.name and ":" in e.slot
+            and _words(e.slot.split(":", 1)[1]) == said]
+    return kind[0] if len(kind) == 1 else None
+
+
 def apply_ending(store: Store, user_id: str, plan: PlannedFact) -> Decided | None:
-    """Close the open fact with this value at the stated end; None if there is none.
+    """Close the open fact this ending ends (`ended_fact`) at the stated end; None if there is none.
 
     The fact stays believed (no expiry, no successor): its validity is over,
     so it reads as 'ended'.
     """
-    rows = store.run(user_id, q.slot_facts(plan.edge.source_node_uuid, plan.edge.slot))
-    for row in rows:
-        edge = fact_repository.edge_from_row(row)
-        open_ = edge.expired_at is None and edge.invalid_at is None
-        if open_ and edge.target_node_uuid == plan.edge.target_node_uuid and edge.order_key() < plan.edge.invalid_at:
-            store.run(user_id, q.end_fact(edge.uuid, plan.edge.invalid_at, plan.edge.episodes))
-            return Decided("merged", edge.uuid)
-    return None
+    names = _ENDING_KIN.get(plan.edge.name, (plan.edge.name,))
+    rows = store.run(user_id, q.subject_facts(plan.edge.source_node_uuid, names))
+    edge = ended_fact(rows, plan)
+    if edge is None:
+        return None
+    store.run(user_id, q.end_fact(edge.uuid, plan.edge.invalid_at, plan.edge.episodes))
+    return Decided("merged", edge.uuid)
 
 
 def apply_structural(store: Store, user_id: str, plan: PlannedFact, now: datetime) -> Decided:
+    """Endings close their open fact. One that finds none is kept as a record of its
+    own that closes nothing (it would otherwise supersede whatever value holds at the
+    session time), or dropped when the extractor marked it `closes_only`."""
     if plan.ends:
         ended = apply_ending(store, user_id, plan)
         if ended is not None:
             return ended
+        if plan.closes_only:
+            return Decided("ignored", None)
     result = fact_repository.insert_fact(
-        store, user_id, plan.edge, plan.embedding.tolist(), single_valued=plan.single_valued, now=now
+        store, user_id, plan.edge, plan.embedding.tolist(), single_valued=plan.single_valued and not plan.ends,
+        now=now
     )
     return Decided(result.action, result.fact_uuid, len(result.closed))
 

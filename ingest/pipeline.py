@@ -175,6 +175,7 @@ def plan_facts(
                 derived_from=list(fact.derived_from),
                 ignore=not usable,
                 ends=ends,
+                closes_only=ends and fact.closes_only,
                 turn=episode.content,
                 object_name=fact.object,
                 gate_key=decision_key(episode.uuid, fact.subject, predicate, fact.object),

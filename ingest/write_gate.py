@@ -59,7 +59,10 @@ PAST = re.compile(
     re.I,
 )
 HEDGES = re.compile(
-    r"\b(?:maybe|perhaps|probably|might|may|i think|i guess|not sure|kind of|sort of|i suppose|possibly)\b", re.I)
+    r"\b(?:maybe|perhaps|probably|might|(?-i:may)|i think|i guess|not sure|"
+    r"(?<!\bthe\s)(?<!\ba\s)(?<!\bthis\s)(?<!\bthat\s)(?<!\bwhat\s)(?<!\bsame\s)(?<!\bany\s)(?<!\bsome\s)"
+    r"(?<!favorite\s)(?<!favourite\s)(?:kind|sort) of|i suppose|possibly)\b",
+    re.I)  # "may" only in lower case ("in May" is a month); "my favourite kind of music" is no hedge
 TENTATIVE = re.compile(r"\b(?:thinking (?:about|of)|considering|wondering (?:about|whether|if))\b", re.I)
 PLAN_RELATIONS = re.compile(r"PLAN|INTEND|CONSIDER|WANT|WISH|HOPE|WILL|GOING_TO|SCHEDULED", re.I)
 EXPLICIT = re.compile(

@@ -56,6 +56,8 @@ class TimeRange(BaseModel):
             return f"{s.day} {s:%B %Y}"
         if self.granularity == "week":
             return f"the week of {s.day} {s:%B %Y}"
+        if self.granularity == "month" and self.end is not None and (self.end - s).days > 40:
+            return f"{_SEASON_OF[s.month]} {s.year}"
         if self.granularity == "month":
             return f"{s:%B %Y}"
         return f"{s.year}"
@@ -84,6 +86,9 @@ _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9,
     "sept": 9, "oct": 10, "nov": 11, "dec": 12,
 }
+# meteorological seasons (northern hemisphere): the month each starts in
+_SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_SEASON_OF = {3: "spring", 6: "summer", 9: "autumn", 12: "winter"}
 _WEEKDAYS = {d: i for i, d in enumerate(
     ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))}
 _DAY_OFFSETS = {
@@ -120,10 +125,14 @@ _CORES = (
     r"the\s+weekend",
     rf"{_QUAL}[\s-]+{_MONTH_FULL}",
     rf"(?(prep){_MONTH_FULL}|(?!))",
+    # "in the spring", "over the summer", "last winter", "in autumn 2023"; a bare "spring" (rolls, cleaning) is none
+    rf"(?:(?:last|this|next|this\s+past)\s+|(?(prep)(?:the\s+)?|(?!)))(?:spring|summer|autumn|fall|winter)"
+    rf"(?:\s+(?:of\s+)?{_YEAR})?",
     rf"(?(prep){_YEAR}|(?!))",
 )
 _FINDER = re.compile(
-    rf"\bin\s+(?:about\s+|around\s+|another\s+)?{_NUM}\s+{_UNIT}(?!\s+ago)(?![\w-])"
+    rf"\bin\s+(?:about\s+|around\s+|another\s+)?(?!(?:a|an|one)\s+(?:day|week|month|year)\b(?!\s+or\s))"
+    rf"{_NUM}\s+{_UNIT}(?!\s+ago)(?![\w-])"
     rf"|\b(?:(?P<prep>{_PREP})\s+)?(?:{'|'.join(_CORES)})(?![\w-])",
     re.IGNORECASE,
 )
@@ -358,6 +367,29 @@ def _h_year(m: re.Match, today: date, prefer: Prefer) -> TimeRange:
     return _period(date(int(m["year"]), 1, 1), "year")
 
 
+def _season_range(year: int, month: int) -> TimeRange:
+    start = datetime(year, month, 1, tzinfo=UTC)
+    return TimeRange(start=start, end=start + relativedelta(months=3), granularity="month")
+
+
+def _h_season(m: re.Match, today: date, prefer: Prefer) -> TimeRange:
+    """ "in the spring": the latest spring begun by `today` (or the next, for future
+    talk); "last" is the one before the latest, "this" the latest; "winter 2023" starts
+    in December 2023. Three months, labelled by the season."""
+    month, rel = _SEASONS[m["season"]], m["rel"]
+    if m["year"]:
+        return _season_range(int(m["year"]), month)
+    latest = today.year if (today.month, today.day) >= (month, 1) else today.year - 1  # begun by today
+    current = today < date(latest, month, 1) + relativedelta(months=3)
+    if rel in ("last", "this past"):
+        year = latest - 1 if current else latest
+    elif rel == "next" or (rel is None and prefer == "future" and not current):
+        year = latest + 1
+    else:
+        year = latest
+    return _season_range(year, month)
+
+
 _MONTH_GROUP = rf"(?P<month>{_alternation(_MONTHS)})\.?"
 _HANDLERS = tuple(
     (re.compile(pattern), handler)
@@ -373,6 +405,8 @@ _HANDLERS = tuple(
         (r"the weekend", _h_the_weekend),
         (rf"(?:(?P<qual>{_QUAL})[ -])?{_MONTH_GROUP}", _h_month),
         (rf"(?P<year>{_YEAR})", _h_year),
+        (rf"(?:the )?(?:(?P<rel>last|this past|this|next) )?(?P<season>spring|summer|autumn|fall|winter)"
+         rf"(?: (?:of )?(?P<year>{_YEAR}))?", _h_season),
     )
 )
 

@@ -40,6 +40,7 @@ class Draft:
     span: tuple[int, int] = (0, 0)
     derived_from: tuple[int, ...] = ()
     dated: bool = True
+    closes_only: bool = False  # an ending the graph keeps only if it closes an open fact
 
 
 class Sentence:

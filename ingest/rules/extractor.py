@@ -13,7 +13,7 @@ from datetime import UTC
 
 from graphmem.ingest.extraction import ExtractedFact, Extraction, Extractor, TurnContext
 from graphmem.ingest.rules import (
-    events, family, health, hobbies, pets, plans, possessions, preferences, residence, study, work)
+    changes, events, family, health, hobbies, pets, plans, possessions, preferences, residence, study, work)
 from graphmem.ingest.rules.drafts import Rule, Sentence
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES, entities, mentioned_before
 from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
@@ -22,7 +22,7 @@ from graphmem.schema.errors import InvalidInput
 
 __all__ = ["HANDLERS", "TOPICS", "RuleExtractor", "extract_turn", "with_subject"]
 
-TOPICS = (residence, work, study, family, pets, health, preferences, possessions, plans, events, hobbies)
+TOPICS = (residence, work, study, family, pets, health, preferences, possessions, plans, events, hobbies, changes)
 HANDLERS: tuple[Rule, ...] = tuple(r for topic in TOPICS for r in topic.RULES)
 
 

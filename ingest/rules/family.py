@@ -40,9 +40,27 @@ MARRIED = subject_rule("BE married to", "married", "HAVE married", "got married 
 # "Harry and I broke up", "Nico and I are officially over": the other one is named first
 BROKE_UP_WITH_ME = rule(
     rf"\b(?P<other>{NAME})\s+and\s+I\s+(?:(?:have|had|just|finally|officially|recently)\s+)*(?:broke\s+up|"
-    rf"broken\s+up|split\s+up|split(?=\s*(?:[,.;!]|$))|separated|divorced|got\s+divorced|called\s+it\s+quits|are\s+(?:\w+\s+)?over|"
-    rf"are\s+no\s+longer\s+together|ended\s+things)\b",
+    rf"broken\s+up|split\s+up|split(?!\s+(?:the|a|an|our|my|it|up\s+the|\w+ing)\b)|separated|divorced|got\s+divorced|"
+    rf"called\s+it\s+quits|are\s+(?:\w+\s+)?over|(?:are|'re)\s+no\s+longer\s+together|"
+    rf"(?:aren't|are\s+not|'re\s+not)\s+together\s+(?:anymore|any\s+more)|ended\s+things)\b",
     ("broke", "broken", "split", "separated", "divorced", "quits", "over", "together", "ended"))
+# the other one ends it, or is named as past: "Emma broke up with me", "Sofia is my ex", "Ravi isn't my boyfriend anymore"
+_PARTNER_WORDS = r"(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?|spouse)"
+ENDED_BY_OTHER = rule(
+    rf"\b(?P<other>{NAME})\s+(?:(?:just|finally)\s+)?(?:broke\s+up\s+with|dumped|divorced|left|split\s+up\s+with)\s+me\b"
+    rf"|\b(?P<ex>{NAME})(?:\s+is|'s)\s+(?:now\s+)?my\s+ex(?:-?{_PARTNER_WORDS})?\b"
+    rf"|\b(?P<was>{NAME})(?:\s+is\s+no\s+longer|'s\s+no\s+longer|\s+isn't|\s+is\s+not|'s\s+not)\s+my\s+"
+    rf"(?P<rel>{_PARTNER_WORDS})\b",
+    ("broke up with me", "dumped me", "divorced me", "left me", "with me", " ex", "longer my", "not my", "isn't my"))
+# "I'm not with Jake anymore", "I'm no longer with Jake": a relationship ending (an employer needs "at")
+NOT_WITH = subject_rule("BE not with", "BE no longer with", "BE not together with", "BE no longer together with",
+                        tail=_NAME_NEXT, keywords=("with",))
+# a new partner: "I'm seeing Chloe", "I've started dating Hana", "I'm with Daniel now"
+SEEING = subject_rule("BE seeing", "HAVE been seeing", "started seeing", "HAVE started seeing", "HAVE started dating",
+                      "BE going out with", "started going out with", "BE seeing someone (?:named|called)",
+                      "BE dating someone (?:named|called)", tail=_NAME_NEXT,
+                      keywords=("seeing", "dating", "going out"))
+WITH_NOW = subject_rule("BE with", "BE together with", tail=rf"\s+(?={NAME}\s+now\b)", keywords=("now",))
 BREAKUP = subject_rule("broke up with", "HAVE broken up with", "split up with", "divorced", "HAVE divorced",
                        "got divorced from", "BE divorced from", "separated from", "HAVE separated from",
                        tail=_NAME_NEXT)
@@ -71,10 +89,56 @@ def _relative(owner: str, rel_word: str, name: str | None, m: re.Match[str], dat
     return [Draft(owner, predicate, obj, text, "state", importance, single, span=match_span(m, m.end()), dated=dated)]
 
 
+_DIED = re.compile(r",?\s+(?:(?:sadly|recently|just)\s+)?(?:passed\s+away|passed|died|has\s+died)\b", re.IGNORECASE)
+
+
 def family_named(m: re.Match[str], s: Sentence) -> list[Draft]:
     if m[0].rstrip(m["name"]).rstrip().endswith(",") and _AND.match(s.text, m.end()):
         return []  # "my girlfriend, Toby and I": a list, not "my girlfriend, Toby,"
-    return _relative(s.speaker if m["my"] else m["owner"], m["rel"], m["name"], m)
+    drafts = _relative(s.speaker if m["my"] else m["owner"], m["rel"], m["name"], m)
+    if drafts and _DIED.match(s.text, m.end()):  # "my wife Helen passed away": that marriage is over
+        d = drafts[0]
+        return [Draft(d.subject, d.predicate, d.object, f"{d.object} ({d.subject}'s {m['rel'].lower()}) died", "end",
+                      d.importance, d.single_valued, span=d.span)]
+    return drafts
+
+
+def _ended(other: str, m: re.Match[str], s: Sentence, married: bool = False) -> list[Draft]:
+    text = f"{s.speaker} is no longer {'married to' if married else 'in a relationship with'} {other}"
+    return [Draft(s.speaker, "MARRIED_TO" if married else "PARTNER_OF", other, text, "end", FAMILY, True,
+                  span=match_span(m, m.end()))]
+
+
+def ended_by_other(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if m["was"] and not s.says_anymore(m.start(), m.end()) and "longer" not in m[0].lower():
+        return []  # "Ravi is not my boyfriend" may correct a mistake; "anymore" makes it an ending
+    other = m["other"] or m["ex"] or m["was"]
+    low = m[0].lower()
+    return _ended(other, m, s, married="divorc" in low or bool(m["rel"] and m["rel"].lower() in ("husband", "wife")))
+
+
+def not_with(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = NAME_AT.match(s.text, m.end())
+    if name is None or (not s.says_anymore(m.start(), name.end()) and "longer" not in m[0].lower()):
+        return []
+    subj, span = subject_of(m, s), match_span(m, name.end())
+    if "together" in m[0].lower():
+        return [Draft(subj, "PARTNER_OF", name[0], f"{subj} is no longer in a relationship with {name[0]}", "end",
+                      FAMILY, True, span=span)]
+    # "I'm no longer with Acme" leaves an employer, "I'm not with Jake anymore" a partner: whichever is open ends
+    return [Draft(subj, "PARTNER_OF", name[0], f"{subj} is no longer with {name[0]}", "end", FAMILY, True, span=span,
+                  closes_only=True),
+            Draft(subj, "WORKS_AT", name[0], f"{subj} no longer works at {name[0]}", "end", FAMILY, True, span=span,
+                  closes_only=True)]
+
+
+def seeing(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = NAME_AT.match(s.text, m.end())
+    if name is None:
+        return []
+    subj = subject_of(m, s)
+    return [Draft(subj, "PARTNER_OF", name[0], f"{subj} is dating {name[0]}", "state", FAMILY, True,
+                  span=match_span(m, name.end()))]
 
 
 def family_have(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -107,5 +171,6 @@ def broke_up_with_me(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 RULES: tuple[Rule, ...] = (
     Rule(FAMILY_NAMED, family_named, False), Rule(FAMILY_IS, family_named, False), Rule(FAMILY_HAVE, family_have),
-    Rule(BREAKUP, partner), Rule(BROKE_UP_WITH_ME, broke_up_with_me), Rule(MARRIED, partner),
+    Rule(BREAKUP, partner), Rule(BROKE_UP_WITH_ME, broke_up_with_me), Rule(ENDED_BY_OTHER, ended_by_other, False),
+    Rule(NOT_WITH, not_with, False), Rule(MARRIED, partner), Rule(SEEING, seeing), Rule(WITH_NOW, seeing),
 )

@@ -81,7 +81,7 @@ ADV = (
     r"(?:\s+(?:actually|now|currently|still|just|recently|finally|also|really|already|officially|even|both|"
     r"all|totally|absolutely|truly|honestly|definitely|mostly|usually|always|generally|basically|only|"
     r"originally|personally|happily|proudly|newly|severely|very|deathly|extremely|mildly|slightly|super|"
-    r"so|seriously|kinda|(?:kind|sort)\s+of|pretty\s+much|a\s+bit|a\s+little))*"
+    r"so|seriously|kinda|since|(?:kind|sort)\s+of|pretty\s+much|a\s+bit|a\s+little))*"
 )
 _AUX = {
     "BE": r"(?:'m|'s|'re|\s+am|\s+is|\s+are)",

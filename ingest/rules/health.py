@@ -142,8 +142,12 @@ def _food(predicate: str, m: re.Match[str], s: Sentence) -> list[Draft]:
     obj = take_phrase(s.text, quantity.end() if quantity else m.end(), s.limit(m.end()), 4, PREP_STOP)
     if obj is None:
         return []
-    if not re.search(r"\b(?:eat|eats|eating|drink)\b", m[0], re.I) and not FOOD_HINT.search(obj.said):
+    eat_verb = re.search(r"\b(?:eat|eats|eating|drink)\b", m[0], re.I)
+    if not eat_verb and not FOOD_HINT.search(obj.said):
         return []
+    first = obj.said.split()[0].lower()
+    if not eat_verb and first.endswith("ing") and first not in _HABITS:
+        return []  # "I quit fishing" gives up a hobby (the hobbies topic), not a food
     food = normalise_food(obj.said)
     if not food or food.split()[0] in _EAT_REJECT:
         return []
@@ -151,6 +155,9 @@ def _food(predicate: str, m: re.Match[str], s: Sentence) -> list[Draft]:
     verb = "avoids" if predicate == "AVOIDS" else "eats"
     return [Draft(subj, predicate, food, f"{subj} {verb} {food}", "state", DIETARY, True, f"DIET:{food}",
                   span=match_span(m, obj.end))]
+
+
+_HABITS = frozenset("smoking drinking vaping snacking eating binging".split())
 
 
 def avoids(m: re.Match[str], s: Sentence) -> list[Draft]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from graphmem.ingest.rules.drafts import LIKE, Draft, Rule, Sentence, match_span, says, subject_of
+from graphmem.ingest.rules.drafts import LIKE, WORK, Draft, Rule, Sentence, match_span, says, subject_of, take_org
 from graphmem.ingest.rules.grammar import subject_rule
-from graphmem.ingest.rules.text import PREP_STOP, Piece, own, take_phrase, to_gerund
+from graphmem.ingest.rules.text import PREP_STOP, Piece, own, strip_article, take_phrase, to_gerund
 
 __all__ = ["RULES", "activity_name"]
 
@@ -26,7 +26,7 @@ squash karate judo taekwondo boxing crossfit piano guitar violin drums cello uku
 photography pottery ballet tango meditation archery fencing parkour
 """.split())
 _NOT_AN_ACTIVITY = frozenset("thinking feeling wondering going being having realizing noticing getting looking "
-                             "trying hoping wanting missing doing".split())
+                             "trying hoping wanting missing doing dating seeing".split())
 _NOT_A_HOBBY = _NOT_AN_ACTIVITY | frozenset("eating drinking smoking vaping working talking using taking making "
                                             "seeing dating texting calling paying buying".split())
 _PLAYING = re.compile(r"^(?:playing|doing|practi[cs]ing)\s+(?P<rest>\S+)$", re.IGNORECASE)
@@ -37,6 +37,10 @@ TOOK_UP = subject_rule("took up", "HAVE taken up", "picked up", "HAVE picked up"
 # "I don't play chess anymore", "I no longer paint": the activity is no longer liked
 NO_LONGER_DOES = subject_rule("DONT (?P<verb>[a-z]+)", "BE not (?P<ing>[a-z]+ing)", "no longer (?P<verb2>[a-z]+)",
                               tail=r"(?=[\s,.;!?]|$)", keywords=("anymore", "any more", "no longer", "no more"))
+# "I no longer enjoy hiking", "I've lost interest in the guitar", "I'm done with knitting": no longer liked
+END_LIKE = subject_rule("no longer (?:enjoy|like|love)[s]?", "used to (?:love|like|enjoy)", "lost interest in", "HAVE lost interest in", "BE done with",
+                        "BE no longer into", "BE no longer interested in", "BE not interested in",
+                        "BE finished with", keywords=("no longer", "interest", "done with", "finished with", "used to"))
 GAVE_UP = subject_rule("gave up", "HAVE given up", "quit", "HAVE quit", "stopped", "HAVE stopped",
                        keywords=("gave up", "given up", "quit", "stopped"))
 
@@ -91,6 +95,26 @@ def gave_up(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, obj.end))]
 
 
+def end_like(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """The LIKES of an activity ends; "I'm done with Walmart" (a name) ends work or studies
+    there, whichever is open; "not interested in" needs "anymore"."""
+    if re.search(r"\bnot\b", m[0], re.I) and not s.says_anymore(m.start(), m.end()):
+        return []
+    subj = subject_of(m, s)
+    if "done" in m[0].lower() or "finished" in m[0].lower():
+        org = take_org(s, m.end(), lower=False)
+        if org is not None and org.name[:1].isupper():
+            span = match_span(m, org.end)
+            return [Draft(subj, p, org.name, f"{subj} is done with {org.said}", "end", WORK, True, span=span,
+                          closes_only=True) for p in ("WORKS_AT", "STUDIES_AT")]
+    obj = _activity(s, m.end())
+    if obj is None or obj.name.lower().split()[0] in ("spending", "hanging"):
+        return []  # "used to love spending time in the studio" names no activity
+    name = activity_name(strip_article(obj.name))
+    return [Draft(subj, "LIKES", name, f"{subj} no longer enjoys {obj.said}", "end", LIKE, True,
+                  f"PREF:{name.lower()}", span=match_span(m, obj.end))]
+
+
 _PLAY_VERBS = frozenset("play do practise practice".split())
 
 
@@ -123,4 +147,4 @@ _NOT_A_VERB = frozenset("know think care mind live work study eat drink smoke go
                         .split())
 
 RULES: tuple[Rule, ...] = (Rule(STARTED_DOING, started_doing), Rule(TOOK_UP, took_up), Rule(GAVE_UP, gave_up),
-                           Rule(NO_LONGER_DOES, no_longer_does))
+                           Rule(NO_LONGER_DOES, no_longer_does), Rule(END_LIKE, end_like, False))

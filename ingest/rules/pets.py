@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from graphmem.ingest.rules.drafts import PET, Draft, Rule, Sentence, article, match_span, subject_of
-from graphmem.ingest.rules.grammar import NAME, rule, subject_rule
+from graphmem.ingest.rules.grammar import NAME, NAME_AT, RELATIONS, rule, subject_rule
 from graphmem.ingest.rules.text import own
 
 __all__ = ["PETS", "RULES", "last_unnamed", "named_by_pronoun", "names_a_pet"]
@@ -79,6 +79,17 @@ PET_GIVEN_AWAY = subject_rule("gave", "HAVE given", tail=rf"{_THE_PET}\b(?:,?\s+
 _GAVE_BEFORE = re.compile(r"\b(?:gave|given)\s+$", re.IGNORECASE)
 _AWAY = re.compile(r"\s+away\b", re.IGNORECASE)
 
+# a pet by name alone: "Rex died in the spring", "we lost Biscuit", "we had to rehome Peanut", "I don't have Rio
+# anymore". The name may be anyone's, so the ending only counts if it closes a pet of that name (closes_only)
+_GONE_VERB = (r"(?:(?:sadly|finally|recently|just)\s+)?(?:passed\s+away|died|has\s+died|was\s+put\s+(?:down|to\s+sleep)|"
+              r"ran\s+away|went\s+missing|was\s+rehomed)\b")
+NAME_GONE = rule(rf"(?<![\w'])(?P<pname>{NAME})\s+{_GONE_VERB}", ("passed away", "died", "put down", "put to sleep",
+                                                                  "ran away", "missing", "rehomed"))
+NAME_LOST = subject_rule("lost", "HAVE lost", "had to put down", "had to rehome", "rehomed", "HAVE rehomed",
+                         "had to give away", "gave away", "no longer have", "DONT have", "had to say goodbye to",
+                         tail=rf"\s+(?={NAME}\b)",
+                         keywords=("lost", "put down", "rehome", "give away", "gave away", "no longer have",
+                                   "have", "goodbye"))
 PET_PRONOUN_NAME = rule(
     rf"\b(?:(?:his|her|its|their)\s+name(?:'s|\s+is)|I\s+named\s+(?:him|her|it|them)|we\s+named\s+(?:him|her|it|them)|"
     rf"(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))\s+(?P<pname>{NAME})\b",
@@ -149,6 +160,28 @@ def pet_gone(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, m.end()))]
 
 
+def _pet_by_name(m: re.Match[str], s: Sentence, subj: str, name: str, end: int) -> list[Draft]:
+    before = s.text[max(0, m.start() - 25):m.start()].lower().split()
+    if before and (names_a_pet(before[-1]) or before[-1].strip(",") in RELATIONS):
+        return []  # "our dog Rex died": PET_GONE reads it, with the species; "my grandpa Joe died" is family
+    return [Draft(subj, "HAS_PET", name, f"{subj} no longer has the pet {name}", "end", PET, True,
+                  span=match_span(m, end), closes_only=True)]
+
+
+def name_gone(m: re.Match[str], s: Sentence) -> list[Draft]:
+    return _pet_by_name(m, s, s.speaker, m["pname"], m.end())
+
+
+def name_lost(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = NAME_AT.match(s.text, m.end())
+    if name is None:
+        return []
+    low = m[0].lower()
+    if "have" in low and "longer" not in low and not s.says_anymore(m.start(), name.end()):
+        return []  # "I don't have Rio" may correct; "anymore" makes it an ending
+    return _pet_by_name(m, s, subject_of(m, s), name[0], name.end())
+
+
 def pet_renamed(m: re.Match[str], s: Sentence) -> list[Draft]:
     if not _pet_ok(m, s, need_determiner=False):
         return []
@@ -179,4 +212,5 @@ RULES: tuple[Rule, ...] = (
     *(Rule(pattern, pet_renamed) for pattern in PET_RENAMES),
     Rule(PET_GONE, pet_gone, False), Rule(PET_LOST, pet_gone), Rule(PET_GIVEN_AWAY, pet_gone),
     Rule(PET_MY, pet_named, False), Rule(PET_IS, pet_named, False), Rule(PET_HAVE, pet_have),
+    Rule(NAME_GONE, name_gone, False), Rule(NAME_LOST, name_lost, False),
 )

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from graphmem.ingest.rules.drafts import OWN, QUANTITY, Draft, Rule, Sentence, match_span, says, subject_of
-from graphmem.ingest.rules.grammar import rule, subject_rule
+from graphmem.ingest.rules.drafts import OWN, QUANTITY, Draft, Rule, Sentence, article, match_span, says, subject_of
+from graphmem.ingest.rules.grammar import RELATIONS, STOP_NAMES, rule, subject_rule
 from graphmem.ingest.rules.pets import names_a_pet
-from graphmem.ingest.rules.text import PREP_STOP, own, strip_article, take_phrase
+from graphmem.ingest.rules.text import PREP_STOP, own, strip_article, take_phrase, take_proper
 
 # ------------------------------------------------------------------ patterns
 
@@ -34,6 +34,16 @@ OWNS_NEW = subject_rule("got", "HAVE got", "HAVE gotten", "have", "has",
                         tail=r"\s+(?:myself\s+)?(?:a|an)\s+(?=(?:brand[\s-])?new\b)", keywords=("new",))
 
 
+# a named make: "I drive a Subaru Outback", "I've got a Honda Civic that I use", "got myself a Toyota Prius"
+OWNS_MAKE = subject_rule("drive[s]?", "BE driving", "HAVE got", "got myself", "HAVE got myself", "bought myself",
+                         "have", "has", "own[s]?",
+                         tail=r"\s+(?:a|an|my|our)\s+(?:(?:old|new|brand-new|used|second-hand|secondhand|little|red|blue|"
+                              r"black|white|silver|grey|gray|green)\s+)*(?=(?-i:[A-Z]))",
+                         keywords=("drive", "driving", "got", "have", "has", "own"))
+# what may follow the make's name: the end of the clause or a word that starts another part of it
+_AFTER_MAKE = re.compile(r"\s*(?:[,.;:!?)]|$)|\s+(?:that|which|I|we|and|but|in|at|for|from|with|since|now|these|"
+                         r"last|this|to|because|so)\b")
+
 # ------------------------------------------------------------------ handlers
 
 
@@ -48,8 +58,8 @@ def owns(m: re.Match[str], s: Sentence) -> list[Draft]:
     if obj is None:
         return []
     name = strip_article(own(obj.name, s.speaker))
-    if not name or name.split()[-1].lower() in _NEW_REJECT or names_a_pet(name.split()[-1]):
-        return []
+    if not name or name.split()[-1].lower() in _NEW_REJECT | RELATIONS.keys() or names_a_pet(name.split()[-1]):
+        return []  # "a new girlfriend" is no possession
     return [Draft(subject_of(m, s), "OWNS", name, f"{says(m, s)} {own(obj.said, s.speaker)}",
                   "event" if re.search(r"\b(?:bought|got|gotten|purchased)\b", m[0], re.I) else "state", OWN,
                   span=match_span(m, obj.end))]
@@ -123,6 +133,19 @@ def lost_thing(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, m.end()))]
 
 
-RULES: tuple[Rule, ...] = (Rule(OWNS_NEW, owns), Rule(OWNS, owns), Rule(SOLD, sold), Rule(TRADED, traded),
+def owns_make(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I drive a Subaru Outback": OWNS a named make, only when nothing lowercase follows the
+    name ("a Spanish class", "a Zoom call" name no thing owned)."""
+    obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+    if obj is None or not _AFTER_MAKE.match(s.text, obj.end) or obj.name.split()[0].lower() in STOP_NAMES or \
+            names_a_pet(obj.name.split()[-1]):
+        return []
+    name = obj.name
+    return [Draft(subject_of(m, s), "OWNS", name, f"{subject_of(m, s)} owns {article(name)} {name}",
+                  "event" if re.search(r"\b(?:got|bought)\b", m[0], re.I) else "state", OWN,
+                  span=match_span(m, obj.end))]
+
+
+RULES: tuple[Rule, ...] = (Rule(OWNS_MAKE, owns_make), Rule(OWNS_NEW, owns), Rule(OWNS, owns), Rule(SOLD, sold), Rule(TRADED, traded),
                            Rule(NO_LONGER_OWNS, no_longer_owns),
                            Rule(LOST_THING, lost_thing))

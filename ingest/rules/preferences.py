@@ -36,6 +36,18 @@ FAVORITE_ENDED = rule(
     r"(?P<neg>isn't|is\s+not))\s+(?P<my>my|our)\s+(?:all-time\s+)?favou?rite\s+(?P<cat>[\w-]+)\b",
     ("favorite", "favourite"),
 )
+# the value first: "Pizza is my favourite food", "These days sushi is my favourite food", "Jazz is my favourite kind
+# of music"; "Rugby has replaced cricket as my favourite sport" ends the old one too
+FAVORITE_FIRST = rule(
+    r"(?:^|[,;:]\s+|\bbut\s+|\b(?:these\s+days|nowadays|now|lately),?\s+)(?P<thing>(?!(?:it|this|that|what|which|who|"
+    r"there|he|she|they|mine)\b)[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are|has\s+become|became)\s+(?:now\s+|still\s+|definitely\s+)?"
+    r"(?P<my>my|our)\s+(?:new\s+|all-time\s+|absolute\s+)?favou?rite\s+"
+    r"(?P<cat>(?:(?:kind|type|sort|genre)\s+of\s+)?[\w-]+)\b(?!\s+(?:is|was|of|in|for|to)\b)",
+    ("favorite", "favourite"))
+FAVORITE_REPLACED = rule(
+    r"(?:^|[,;:]\s+|\bbut\s+)(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:has|have)\s+replaced\s+"
+    r"(?P<old>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+as\s+(?P<my>my|our)\s+(?:all-time\s+)?favou?rite\s+(?P<cat>[\w-]+)\b",
+    ("replaced",))
 DISLIKES = subject_rule("hate[s]?", "dislike[s]?", "detest[s]?", "can't stand", "cannot stand", "DONT like",
                         "DONT enjoy", r"BE not (?:a|an) (?:big\s+|huge\s+)?fan of", "BE not into", "DONT care for",
                         keywords=("hate", "dislike", "detest", "stand", "like", "enjoy", "fan of", "into", "care for"))
@@ -88,9 +100,12 @@ _WHEN_WORDS = re.compile(r"\s+(?:now|these\s+days|currently|lately|right\s+now|a
                          re.IGNORECASE)
 
 
+_KIND_OF = re.compile(r"^(?:kind|type|sort|genre)\s+of\s+", re.IGNORECASE)
+
+
 def _category(said: str) -> str:
     """ "band these days" -> "band": one favourite per category, whenever it is said."""
-    return " ".join(_WHEN_WORDS.sub("", said).lower().split())
+    return " ".join(_KIND_OF.sub("", _WHEN_WORDS.sub("", said)).lower().split())
 
 
 def likes(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -120,7 +135,34 @@ def favorite_ended(m: re.Match[str], s: Sentence) -> list[Draft]:
                   True, f"FAVORITE:{_category(m['cat'])}", span=(m.start("thing"), m.end()))]
 
 
+_WHEN_FIRST = re.compile(r"^(?:these\s+days|nowadays|now|lately|currently),?\s+", re.IGNORECASE)
+
+
+def favorite_first(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Pizza is my favourite food" -> LIKES pizza in the slot FAVORITE:food."""
+    thing = strip_article(_WHEN_FIRST.sub("", m["thing"]))
+    if not thing or thing.split()[0].lower() in _NOT_A_THING or _REACTION.match(m["thing"]):
+        return []
+    if m["cat"].split()[-1].lower() in ("part", "thing", "moment", "memory", "bit", "one", "time", "way"):
+        return []
+    name, cat = activity_name(thing), _category(m["cat"])
+    return [Draft(s.speaker, "LIKES", name, f"{s.speaker}'s favorite {cat} is {name}", "state", LIKE, True,
+                  f"FAVORITE:{cat}", span=(m.start("thing"), m.end()))]
+
+
+def favorite_replaced(m: re.Match[str], s: Sentence) -> list[Draft]:
+    new, old = strip_article(m["thing"]), strip_article(m["old"])
+    if not new or not old or new.split()[0].lower() in _NOT_A_THING:
+        return []
+    cat, span = _category(m["cat"]), (m.start("thing"), m.end())
+    return [Draft(s.speaker, "LIKES", activity_name(old), f"{old} is no longer {s.speaker}'s favorite {cat}", "end",
+                  LIKE, True, f"FAVORITE:{cat}", span=span),
+            Draft(s.speaker, "LIKES", activity_name(new), f"{s.speaker}'s favorite {cat} is {new}", "state", LIKE,
+                  True, f"FAVORITE:{cat}", span=span)]
+
+
 _NOT_A_THING = frozenset("it this that he she they there what which who i we you".split())
 
-RULES: tuple[Rule, ...] = (Rule(FAVORITE_ENDED, favorite_ended), Rule(LIKES, likes), Rule(FAVORITE, favorite),
+RULES: tuple[Rule, ...] = (Rule(FAVORITE_ENDED, favorite_ended), Rule(FAVORITE_REPLACED, favorite_replaced, False),
+                           Rule(LIKES, likes), Rule(FAVORITE, favorite), Rule(FAVORITE_FIRST, favorite_first, False),
                            Rule(DISLIKES, dislikes))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from graphmem.ingest.rules.drafts import HOME, PLAN, Draft, Handler, Rule, Sentence, match_span, subject_of
-from graphmem.ingest.rules.grammar import rule, subject_rule
+from graphmem.ingest.rules.grammar import STOP_NAMES, rule, subject_rule
 from graphmem.ingest.rules.text import take_proper
 
 # ------------------------------------------------------------------ patterns
@@ -44,6 +44,10 @@ END_LIVES_ANYMORE = subject_rule("DONT live", "BE not living", tail=_IN)
 MOVED_OUT = subject_rule("moved out of", "HAVE moved out of", "moved away from", "HAVE moved away from")
 HOME_IS = rule(r"\b(?:my|our)\s+(?:new\s+)?(?:home|house|place|flat|apartment)\s+is\s+(?:now\s+)?(?:in\s+)?",
                ("home", "house", "place", "flat", "apartment"))
+# the place first: "Chicago is my home now", "Boston is where I live", "St. Albans is home these days"
+_PLACE = r"(?P<{}>(?-i:(?:(?:St|Mt|Ft)\.\s)?[A-Z][a-z]+(?:[\s-][A-Z][a-z]+)?))"
+PLACE_IS_HOME = rule(rf"(?:^|[,;:]\s+|\b(?:now|but|so)\s+){_PLACE.format('place')}(?:\s+is|'s)\s+(?:now\s+)?(?:(?:my|our)\s+(?:new\s+)?)?home\b"
+                     rf"|(?:^|[,;:]\s+){_PLACE.format('where')}(?:\s+is|'s)\s+where\s+(?:I|we)\s+(?:now\s+)?live\b", ("home", "live"))
 # "a tiny flat in Queens", "the east side of Austin": the place is the name after the dwelling
 _DWELLING = re.compile(
     r"(?:a|an|the|my|our|this|that)\s+(?:[\w-]+\s+){0,3}?(?:apartment|flat|house|home|place|condo|studio|room|"
@@ -124,6 +128,14 @@ def home_is(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, obj.end))]
 
 
+def place_is_home(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = m["place"] or m["where"]
+    if name.split()[0].lower() in STOP_NAMES:
+        return []  # "This is home", "Here is where I live"
+    return [Draft(s.speaker, "LIVES_IN", name, f"{s.speaker} lives in {name}", "state", HOME, True,
+                  span=match_span(m, m.end()))]
+
+
 def moving(m: re.Match[str], s: Sentence) -> list[Draft]:
     dest = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
     if dest is None:
@@ -146,5 +158,5 @@ RULES: tuple[Rule, ...] = (
     Rule(IS_FROM, place("IS_FROM", "{s} is from {o}", single=True)),
     Rule(HOME_IS, home_is),
     Rule(LIVES_ON, place("LIVES_IN", "{s} lives in {o}", single=True)),
-    Rule(CALL_HOME, call_home), Rule(SETTLED, place("LIVES_IN", "{s} lives in {o}", single=True)),
+    Rule(CALL_HOME, call_home), Rule(PLACE_IS_HOME, place_is_home, False), Rule(SETTLED, place("LIVES_IN", "{s} lives in {o}", single=True)),
 )

@@ -31,10 +31,29 @@ CLASS = subject_rule(
          r"(?P<noun>class|classes|course|courses|lessons|workshop)\b",
     keywords=("class", "course", "lesson", "workshop"),
 )
-GRADUATED = subject_rule("graduated from", "HAVE graduated from")
+GRADUATED = subject_rule("graduated from", "HAVE graduated from", r"got my (?:[\w'-]+\s+)?degree from",
+                         r"earned my (?:[\w'-]+\s+)?degree from", "finished (?:uni|university|college|school) at",
+                         "HAVE finished (?:uni|university|college|school) at",
+                         keywords=("graduated", "degree from", "finished"))
 DROPPED_OUT = subject_rule("dropped out of", "HAVE dropped out of", "withdrew from", "HAVE withdrawn from",
                            keywords=("dropped out", "withdr"))
 
+
+# "I finished my degree at Leeds", "completed my master's at UCL": the studies there are over
+_DEGREE_WORDS = r"(?:degree|studies|course|master's|masters|phd|ph\.d\.|bachelor's|diploma|programme|program|doctorate)"
+FINISHED = subject_rule("finished", "HAVE finished", "completed", "HAVE completed",
+                        tail=rf"\s+(?:my|a|an|the)\s+(?:[\w'-]+\s+){{0,2}}?{_DEGREE_WORDS}\s+(?:at|in)\s+",
+                        keywords=("finished", "completed"))
+# "I started a master's at King's College London", "I'm doing a PhD at Stanford"
+BEGAN_DEGREE = subject_rule("started", "HAVE started", "began", "HAVE begun", "BE starting", "BE doing",
+                            "BE pursuing", "enrolled in",
+                            tail=rf"\s+(?:a|an|my)\s+(?:[\w'-]+\s+){{0,2}}?{_DEGREE_WORDS}(?:\s+in\s+[\w-]+(?:\s+[\w-]+)?)?"
+                                 rf"\s+at\s+", keywords=("start", "began", "begun", "doing", "pursuing", "enrolled"))
+# "I'm not a student at St. Andrews anymore", "I no longer study at UCL"
+END_STUDY = subject_rule(r"BE no longer (?:a|an) (?:[\w-]+\s+)?student at", r"BE not (?:a|an) (?:[\w-]+\s+)?student at",
+                         "no longer study at", "no longer studies at", "DONT study at", "BE not studying at",
+                         "BE no longer studying at", "stopped studying at", "HAVE stopped studying at",
+                         keywords=("student at", "study at", "studies at", "studying at"))
 
 # ------------------------------------------------------------------ handlers
 
@@ -105,7 +124,32 @@ def dropped_out(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, school.end))]
 
 
+def finished(m: re.Match[str], s: Sentence) -> list[Draft]:
+    school = take_org(s, m.end(), lower=False)
+    if school is None:
+        return []
+    subj = subject_of(m, s)
+    return [Draft(subj, "STUDIES_AT", school.name, f"{subj} no longer studies at {school.said}", "end", WORK, True,
+                  span=match_span(m, school.end))]
+
+
+def began_degree(m: re.Match[str], s: Sentence) -> list[Draft]:
+    school = take_org(s, m.end(), lower=False)
+    return [_studies_at(subject_of(m, s), school, m)] if school else []
+
+
+def end_study(m: re.Match[str], s: Sentence) -> list[Draft]:
+    school = take_org(s, m.end(), lower=False)
+    low = m[0].lower()
+    if school is None or ("longer" not in low and "stopped" not in low and not s.says_anymore(m.start(), school.end)):
+        return []
+    subj = subject_of(m, s)
+    return [Draft(subj, "STUDIES_AT", school.name, f"{subj} no longer studies at {school.said}", "end", WORK, True,
+                  span=match_span(m, school.end))]
+
+
 RULES: tuple[Rule, ...] = (
-    Rule(GRADUATED, graduated), Rule(DROPPED_OUT, dropped_out),
+    Rule(GRADUATED, graduated), Rule(DROPPED_OUT, dropped_out), Rule(FINISHED, finished),
+    Rule(END_STUDY, end_study, False), Rule(BEGAN_DEGREE, began_degree),
     Rule(STUDY, study), Rule(ENROLLED, enrolled), Rule(CLASS, took_class),
 )

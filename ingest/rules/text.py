@@ -20,6 +20,8 @@ TITLE_END = re.compile(r"(?:^|(?<=[\s(\"']))(?:Mr|Mrs|Ms|Mx|Dr|St|Mt|Ft|Prof|Rev
                        r"e\.g|i\.e|approx|incl)\.$", re.IGNORECASE)
 SOFT_END = re.compile(r"(?:\b(?:[A-Za-z]\.){2,}|\b(?:Co|Inc|Ltd|Corp|Jr|Sr|etc|Bros|Ave|Rd|Blvd|Dept|Univ))$")
 STARTS_LOWER = re.compile(r"[a-z0-9]")
+# "the U.S. Postal Service", "the U.K. office": after "the", initials modify the name that follows
+_MODIFIER_INITIALS = re.compile(r"\bthe\s+(?:[A-Z]\.){2,}$")
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 
 PHRASE_STOP = re.compile(
@@ -68,6 +70,13 @@ cool different special important hard easy positive supportive welcoming inclusi
 healthy real whole entire perfect best better own same other such local free simple full true few couple
 several many more most less least lot bit much some any all every each both various certain
 """.split())
+# a noun phrase never starts with a preposition ("on 3/1"), is no light verb on its own ("going",
+# "playing"), and ends before a frequency ("Singapore 3 times", "the store once"): such objects were cut wrong
+OBJECT_PREPOSITIONS = frozenset("on in at to for with from by of into onto about during after before".split())
+LIGHT_GERUNDS = frozenset("going playing doing getting making having taking trying being coming putting".split())
+FREQUENCY_END = frozenset("once twice".split())
+COUNT_WORDS = frozenset("two three four five six seven eight nine ten many several few couple".split()) | {
+    str(n) for n in range(2, 100)}
 QUANTITY_ONLY = frozenset("a an the few couple several many more most lot lots bit some any all of".split())
 
 
@@ -80,7 +89,8 @@ def split_sentences(text: str) -> list[str]:
         if not piece:
             continue
         if pieces and (TITLE_END.search(pieces[-1]) or (
-                SOFT_END.search(pieces[-1]) and STARTS_LOWER.match(piece))):
+                SOFT_END.search(pieces[-1]) and STARTS_LOWER.match(piece)) or _MODIFIER_INITIALS.search(pieces[-1]) and (
+                piece.split()[0].lower() not in STOP_NAMES)):
             pieces[-1] = f"{pieces[-1]} {piece}"
         else:
             pieces.append(piece)
@@ -131,10 +141,12 @@ def unsure_object(words: list[str]) -> bool:
     """True for an object the rules cannot be sure of: one that ends in an adjective
     or a quantity word, or holds nothing but quantity words."""
     low = [w.lower().strip(".,!?'\"") for w in words]
-    return low[-1] in UNSURE_END or all(w in QUANTITY_ONLY for w in low)
+    return (low[-1] in UNSURE_END or all(w in QUANTITY_ONLY for w in low) or low[0] in OBJECT_PREPOSITIONS
+            or (len(low) == 1 and low[0] in LIGHT_GERUNDS) or low[-1] in FREQUENCY_END
+            or (len(low) > 1 and low[-1] == "times" and low[-2] in COUNT_WORDS))
 
 
-_PWORD = r"(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,}\b)"
+_PWORD = r"(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|(?:[A-Z]\.){2,}(?![A-Za-z])|[A-Z]{2,}\b)"  # "U.S. Postal Service"
 _TITLE = r"(?:St|Mt|Ft|Dr)\.?[ ]"  # "St. Mary's Hospital", "Mt. Sinai"
 _RUN_TAIL = rf"(?:(?:'s(?=[ ]+[A-Z]))?(?:\s+(?:of|de|upon|&)\s+|[ ]|-){NOT_STOP}{_PWORD})*"
 # a possessive inside a name ("Queen's University") or ending one after a title ("St. Jude's")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from dateutil.relativedelta import relativedelta
+
 from graphmem.ingest.extraction import ExtractedFact
 from graphmem.ingest.rules.drafts import Draft, Sentence
 from graphmem.parsing.dates import TimeRange, resolve
@@ -69,6 +71,14 @@ def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:
     return None
 
 
+def _moment(when: TimeRange) -> datetime:
+    """Where a dated statement sits: the start of its period, but a season's middle month
+    ("in the spring" -> April), since three months is too wide to claim its first day."""
+    if when.end is not None and when.granularity == "month" and (when.end - when.start).days > 40:
+        return when.start + relativedelta(months=1)
+    return when.start
+
+
 def _finish(draft: Draft, when: TimeRange | None, session: datetime, derived: list[int]) -> ExtractedFact:
     """States hold from `when` (else the session), events happen at it, plans are
     for it, endings close at it; the sentence names the resolved date."""
@@ -78,11 +88,12 @@ def _finish(draft: Draft, when: TimeRange | None, session: datetime, derived: li
             text += f" (since {when.label()})"
         else:
             text += f" {'on' if when.granularity == 'day' else 'in'} {when.label()}"
-    moment = when.start if when is not None else session
+    moment = _moment(when) if when is not None else session
     return ExtractedFact(
         subject=draft.subject, predicate=draft.predicate, object=draft.object,
         fact=text[0].upper() + text[1:] + ".",
         valid_at=None if draft.kind == "end" else moment,
         invalid_at=moment if draft.kind == "end" else None,
         single_valued=draft.single_valued, slot=draft.slot, importance=draft.importance, derived_from=derived,
+        closes_only=draft.closes_only and draft.kind == "end",
     )

@@ -64,7 +64,7 @@ LEFT_ORG = subject_rule(
     "WAS fired from", "got fired from", "WAS laid off from", "got laid off from", "HAVE been laid off from",
 )
 END_WORK = subject_rule("no longer work[s]?", "BE no longer working", "stopped working", "HAVE stopped working",
-                        tail=r"\s+(?:at|for)\s+", keywords=("longer", "stopped"))
+                        "BE no longer employed", tail=r"\s+(?:at|for|by)\s+", keywords=("longer", "stopped"))
 EMPLOYED_BY = subject_rule("BE employed", "HAVE been employed", tail=r"\s+by\s+", keywords=("employed",))
 # "Contoso let me go in May", "Globex laid me off": the employer is the subject
 LET_GO = rule(rf"\b(?P<org>{NAME})\s+(?:(?:just|finally|recently)\s+)?(?:let\s+me\s+go(?=\s*(?:[,.;!]|$|\s+(?:in|on|last|this|after)\b))|"
@@ -85,6 +85,7 @@ ORG_WORD = re.compile(
     r"Associates|Logistics|Systems|Technologies|Solutions|Consulting|Agency|Foundation|Institute|University|College|"
     r"School|Academy|Council|Ministry|Department|Services|Media|Press|Capital|Insurance|Pharma|Motors|Airlines?|"
     r"Union|Industries|Holdings|Software|Networks|Energy|Bakery|Restaurant|Hotel|Museum|Library)\b")
+SCHOOL_WORD = re.compile(r"\b(?:University|College|Uni|Polytechnic|Conservatory)\b")
 _NOT_AN_EMPLOYER_NAME = re.compile(r"\b(?:Club|Gym|Team|League|Choir|Band|Society|Community|Facebook|Instagram|"
                                    r"TikTok|Twitter|Reddit|Discord|Slack)\b")
 END_WORK_ANYMORE = subject_rule("DONT work", "BE not working", tail=r"\s+(?:at|for)\s+")
@@ -191,6 +192,8 @@ def left_job(m: re.Match[str], s: Sentence) -> list[Draft]:
     if org is None:
         return [] if named_org else [Draft(subj, "LEFT_JOB", "job", f"{subj} {verb} a job", "event", WORK,
                                            span=match_span(m, m.end()))]
+    if named_org and SCHOOL_WORD.search(org.name):
+        return _left_school_or_work(subj, org, match_span(m, org.end))
     said = org.said if named_org else f"the job at {org.said}"
     span = match_span(m, org.end)
     return [Draft(subj, "LEFT_JOB", org.name, f"{subj} {verb} {said}", "event", WORK, span=span),
@@ -205,12 +208,23 @@ def _named_employer(s: Sentence, pos: int, need_org_word: bool) -> Piece | None:
     return org
 
 
+def _left_school_or_work(subj: str, org: Piece, span: tuple[int, int]) -> list[Draft]:
+    """ "I quit Arizona State University", "I left McGill University": a student or an employee left it; each
+    ending counts only if it closes what is open (closes_only)."""
+    return [Draft(subj, "STUDIES_AT", org.name, f"{subj} no longer studies at {org.said}", "end", WORK, True,
+                  span=span, closes_only=True),
+            Draft(subj, "WORKS_AT", org.name, f"{subj} no longer works at {org.said}", "end", WORK, True, span=span,
+                  closes_only=True)]
+
+
 def left_named(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "I left Fernhill Bank", "after eight years I am leaving Hartwell & Co."."""
     org = _named_employer(s, m.end(), need_org_word=True)
     if org is None:
         return []
     subj, span = subject_of(m, s), match_span(m, org.end)
+    if SCHOOL_WORD.search(org.name):
+        return _left_school_or_work(subj, org, span)
     return [Draft(subj, "LEFT_JOB", org.name, f"{subj} left {org.said}", "event", WORK, span=span),
             Draft(subj, "WORKS_AT", org.name, f"{subj} no longer works at {org.said}", "end", WORK, True, span=span,
                   derived_from=(0,))]
@@ -249,6 +263,9 @@ def now_at(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 def end_work(m: re.Match[str], s: Sentence) -> list[Draft]:
     org = take_org(s, m.end(), lower=m.re is not END_WITH.pattern)
+    if org is not None and m.re is END_WITH.pattern and re.search(r"\bwith\s*$", m[0], re.I) and not ORG_WORD.search(
+            org.name):
+        return []  # "I'm not with Jake anymore" is a relationship (family topic), not an employer
     if org is None or (m.re is not END_WORK.pattern and not s.says_anymore(m.start(), org.end)
                        and "longer" not in m[0].lower()):
         return []

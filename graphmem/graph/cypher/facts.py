@@ -60,6 +60,14 @@ def slot_facts(source_uuid: str, slot: str) -> Query:
     )
 
 
+def subject_facts(source_uuid: str, names: Sequence[str]) -> Query:
+    """Every fact with this subject and one of these predicates, in any slot, whatever its status."""
+    return Query(
+        f"MATCH (s:Entity {{uuid: $source}})-[r:RELATES_TO]->(o:Entity) WHERE r.name IN $names RETURN {FACT_VIEW}",
+        {"source": source_uuid, "names": list(names)},
+    )
+
+
 def close_fact(closure: Closure) -> Query:
     return Query(
         "MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() "
