@@ -37,7 +37,8 @@ def labelled() -> dict[str, xs.PartScore]:
 
 
 # the old holdout was scored and read in two sessions: tune data since 2026-12-02 (the lead keeps a fresh one)
-TIMELINE_SETS = (("tune", "timeline_set.json"), ("old holdout, now tune", "timeline_holdout.json"))
+TIMELINE_SETS = (("tune", "timeline_set.json"), ("old holdout, now tune", "timeline_holdout.json"),
+                 ("fresh holdout of 2026-12-02, seen since", "timeline_holdout2.json"))
 
 
 def timelines() -> dict[str, dict[str, bool]]:
