@@ -122,6 +122,9 @@ def _started_by_this_run(proc: psutil.Process, basetemp: Path) -> bool:
 
 def pytest_sessionstart(session):
     session.config.stash[_SERVERS_BEFORE] = {p.pid for p in _live_redis_servers()}
+    # The query path's ONNX export (~14 s, once per cache) happens here, not inside
+    # the first test that searches, under that test's HTTP or subprocess timeouts.
+    default_embedder().embed(["warm up"])
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -44,7 +44,12 @@ def cache_dir() -> Path:
 
 
 def export_quantized(weights: Path, target: Path) -> Path:
-    """Export the BERT encoder to ONNX and quantize it to int8; returns `target`.
+    """Export the BERT encoder to ONNX and quantize it to int8; returns `target`."""
+    return export(weights, target, int8=True)
+
+
+def export(weights: Path, target: Path, *, int8: bool) -> Path:
+    """Export the BERT encoder to ONNX, quantized to int8 or left fp32; returns `target`.
 
     Eager attention, not transformers' default SDPA: the SDPA graph builds its mask
     with `Where` over the (batch, heads, tokens, tokens) scores, 15% of the int8
@@ -73,7 +78,7 @@ def export_quantized(weights: Path, target: Path) -> Path:
 
     target.parent.mkdir(parents=True, exist_ok=True)
     fp32 = target.with_name(f"fp32-{os.getpid()}.onnx")
-    partial = target.with_name(f"int8-{os.getpid()}.onnx.partial")
+    partial = target.with_name(f"{target.stem}-{os.getpid()}.onnx.partial")
     ids = torch.ones(2, 8, dtype=torch.long)
     axes = {0: "batch", 1: "tokens"}
     try:
@@ -81,9 +86,12 @@ def export_quantized(weights: Path, target: Path) -> Path:
         torch.onnx.export(encoder, (ids, torch.ones_like(ids)), str(fp32), dynamo=False, opset_version=OPSET,
                           input_names=["input_ids", "attention_mask"], output_names=["hidden"],
                           dynamic_axes={"input_ids": axes, "attention_mask": axes, "hidden": axes})
-        # per channel: per-tensor int8 scales moved vectors to cosine ~0.95 of fp32; per channel ~0.99
-        quantize_dynamic(str(fp32), str(partial), weight_type=QuantType.QInt8, per_channel=True)
-        os.replace(partial, target)
+        if int8:
+            # per channel: per-tensor int8 scales moved vectors to cosine ~0.95 of fp32; per channel ~0.99
+            quantize_dynamic(str(fp32), str(partial), weight_type=QuantType.QInt8, per_channel=True)
+            os.replace(partial, target)
+        else:
+            os.replace(fp32, target)
     finally:
         fp32.unlink(missing_ok=True)
         partial.unlink(missing_ok=True)
@@ -91,7 +99,9 @@ def export_quantized(weights: Path, target: Path) -> Path:
 
 
 class OnnxMiniLM:
-    """all-MiniLM-L6-v2, int8, on ONNX Runtime, as an `Embedder`.
+    """all-MiniLM-L6-v2 on ONNX Runtime, as an `Embedder`: int8 (the opt-in write
+    path) or fp32 (`int8=False`: the default embedder's query path, vectors equal to
+    PyTorch's within float rounding).
 
     Example:
         >>> OnnxMiniLM().embed(["I live in Beijing."]).shape
@@ -101,16 +111,17 @@ class OnnxMiniLM:
     name = "all-MiniLM-L6-v2"
     dimension = 384
 
-    def __init__(self, *, cache: Path | None = None, batch_size: int = 32, threads: int | None = None) -> None:
+    def __init__(self, *, cache: Path | None = None, batch_size: int = 32, threads: int | None = None,
+                 int8: bool = True) -> None:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError as exc:  # pragma: no cover - install problem
             raise ConfigError("onnxruntime and tokenizers must be installed for the ONNX embedder") from exc
         weights = model_dir()
-        path = (cache or cache_dir()) / "model-int8.onnx"
+        path = (cache or cache_dir()) / ("model-int8.onnx" if int8 else "model-fp32.onnx")
         if not path.exists():
-            export_quantized(weights, path)
+            export(weights, path, int8=int8)
         self.model_path = path
         max_len = json.loads((weights / "sentence_bert_config.json").read_text())["max_seq_length"]
         self._tokenizer = Tokenizer.from_file(str(weights / "tokenizer.json"))

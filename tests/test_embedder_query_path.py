@@ -1,0 +1,37 @@
+"""The default embedder's query path: a few texts go through the fp32 ONNX twin of
+the PyTorch model (for speed), and must give the vectors PyTorch gives, since the
+stored vectors and the calibrated thresholds come from PyTorch."""
+
+import numpy as np
+
+from graphmem.embedding.embedder import SMALL_BATCH, MiniLMEmbedder
+from graphmem.embedding.onnx_minilm import OnnxMiniLM
+
+QUERIES = ["Where does Alice live now?", "What did Caroline research about adoption agencies last May?",
+           "", "word " * 400]
+
+
+def test_a_query_runs_on_onnx_fp32_with_pytorchs_vectors(embedder):
+    torch_only = MiniLMEmbedder(query_onnx=False)
+    for text in QUERIES:
+        ours = embedder.embed([text])
+        theirs = torch_only.embed([text])
+        assert ours.shape == (1, 384) and ours.dtype == np.float32
+        assert float((ours * theirs).sum()) > 0.99999
+        assert np.abs(ours - theirs).max() < 1e-4
+    query = embedder._query_path()
+    assert isinstance(query, OnnxMiniLM) and query.model_path.name == "model-fp32.onnx"
+
+
+def test_a_batch_stays_on_pytorch_and_agrees_with_single_queries(embedder):
+    texts = QUERIES * 2
+    assert len(texts) > SMALL_BATCH
+    batched = embedder.embed(texts)
+    singles = np.vstack([embedder.embed([t]) for t in texts])
+    assert np.abs(batched - singles).max() < 1e-4
+
+
+def test_query_path_can_be_switched_off():
+    torch_only = MiniLMEmbedder(query_onnx=False)
+    torch_only.embed(["I live in Beijing."])
+    assert torch_only._query_path() is None
