@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from graphmem.evals import extraction_set as xs
 from graphmem.ingest.extraction import ExtractedEntity, ExtractedFact, Extraction
 from graphmem.schema.records import FactRecord
@@ -74,8 +76,9 @@ def test_the_sets_are_big_enough_and_use_the_extractor_s_vocabulary():
     assert len(tset.cases) >= 15 and tset.then_at < tset.second_time < tset.now_at
 
 
-def test_the_holdout_timelines_carry_their_own_dates():
-    tset = xs.load_timeline_set(DATA / "timeline_holdout.json")
+@pytest.mark.parametrize("filename", ["timeline_holdout.json", "timeline_holdout2.json"])
+def test_the_holdout_timelines_carry_their_own_dates(filename):
+    tset = xs.load_timeline_set(DATA / filename)
     assert len(tset.cases) == 15 and len({c.id for c in tset.cases}) == 15
     for case in tset.cases:
         first, second, then, now = tset.dates(case)
