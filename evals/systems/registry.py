@@ -18,7 +18,9 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
 - ``session_cap``: at most 3 turns of a session among the first results
   (`retrieval.session_cap`; ``hybrid_session_cap``, opt-in);
 - ``prf``: BM25 pseudo-relevance feedback (RM3: 5 turns, 10 terms, weight 0.25)
-  replacing the turn BM25 list (`retrieval.feedback`; ``hybrid_prf``, opt-in);
+  replacing the turn BM25 list (`retrieval.feedback`; ``hybrid_prf``; the same
+  search as the default since issue 12's fourth round, kept so its commands rerun);
+- ``no_prf``: no pseudo-relevance feedback on the turn BM25 list;
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -63,6 +65,7 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "session_cap": HYBRID_SESSION_CAP,
     "session_cap2": HYBRID_SESSION_CAP.model_copy(update={"name": "session_cap2", "session_cap": 2}),
     "prf": HYBRID_PRF,
+    "no_prf": DEFAULT_RECIPE.model_copy(update={"name": "no_prf", "feedback": None}),
 }
 
 
