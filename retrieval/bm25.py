@@ -250,6 +250,21 @@ class BM25Index:
         best = hits[np.lexsort((hits, -scores[hits]))][:k]
         return [Scored(self._doc_ids[i], float(scores[i])) for i in best]
 
+    def term_ids(self, terms: Sequence[str]) -> list[int]:
+        """Column ids of the indexed `terms` (tokenized already); unknown ones are skipped."""
+        return [t for t in (self._vocab.get(term) for term in terms) if t is not None]
+
+    @property
+    def counts(self) -> sp.csr_matrix:
+        """Documents x terms raw term counts (read-only), for query expansion (`retrieval.feedback`)."""
+        return self._counts
+
+    @property
+    def term_weights(self) -> sp.csr_matrix:
+        """Terms x documents BM25 contributions of a query count of 1 (read-only):
+        a weighted query's scores are ``weights @ term_weights``."""
+        return self._weights
+
     @property
     def doc_ids(self) -> tuple[str, ...]:
         """The indexed ids, in document order (the order scores come in)."""

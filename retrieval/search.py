@@ -38,6 +38,8 @@ from graphmem.retrieval.query import QueryPlan, analyze
 from graphmem.retrieval.recipes import FactList, Reranker, SearchRecipe, TurnList
 from graphmem.retrieval.scoped import EVERY_SCOPE, ScopedView, narrow
 from graphmem.retrieval.fact_turns import pull_sources
+from graphmem.retrieval.feedback import expanded_scores
+from graphmem.retrieval.tokenize import tokenize
 from graphmem.retrieval.session_cap import cap_sessions
 from graphmem.retrieval.time_prior import time_list
 from graphmem.retrieval.turn_views import view_lists
@@ -161,7 +163,9 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
     if bm25_scores is None:
         return lists, best
     if TurnList.BM25 in weights:
-        lists[TurnList.BM25] = [s.doc_id for s in idx.episodes.top(bm25_scores, n)]
+        ranked = bm25_scores if recipe.feedback is None else expanded_scores(
+            idx.episodes, bm25_scores, tokenize(plan.text), recipe.feedback)
+        lists[TurnList.BM25] = [s.doc_id for s in idx.episodes.top(ranked, n)]
     if TurnList.VECTOR in weights:
         rows = ctx.store.run(user_id, view.vector_episodes(vector, n), read_only=True)
         lists[TurnList.VECTOR] = [r["uuid"] for r in rows]

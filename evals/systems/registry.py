@@ -17,6 +17,10 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
   ``hybrid_fact_turns``, opt-in);
 - ``session_cap``: at most 3 turns of a session among the first results
   (`retrieval.session_cap`; ``hybrid_session_cap``, opt-in);
+- ``prf``: BM25 pseudo-relevance feedback (RM3: 5 turns, 10 terms, weight 0.25)
+  replacing the turn BM25 list (`retrieval.feedback`; ``hybrid_prf``; the same
+  search as the default since issue 12's fourth round, kept so its commands rerun);
+- ``no_prf``: no pseudo-relevance feedback on the turn BM25 list;
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -33,7 +37,7 @@ from collections.abc import Callable
 from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import (
-    DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_MMR, HYBRID_SESSION_CAP, HYBRID_SPEAKER, SearchRecipe,
+    DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP, HYBRID_SPEAKER, SearchRecipe,
 )
 
 
@@ -60,6 +64,8 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "fact_turns1": HYBRID_FACT_TURNS.model_copy(update={"name": "fact_turns1", "fact_turn_stride": 1}),
     "session_cap": HYBRID_SESSION_CAP,
     "session_cap2": HYBRID_SESSION_CAP.model_copy(update={"name": "session_cap2", "session_cap": 2}),
+    "prf": HYBRID_PRF,
+    "no_prf": DEFAULT_RECIPE.model_copy(update={"name": "no_prf", "feedback": None}),
 }
 
 
