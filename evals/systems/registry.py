@@ -3,8 +3,8 @@
 ``graphmem:<ablation>`` runs graphmem with one part of its search switched off,
 each a variant of the default recipe (`graphmem.retrieval.recipes`):
 
-- ``no_bm25``: no BM25 list, over facts or turns;
-- ``no_vectors``: no MiniLM similarity list, over facts or turns;
+- ``no_bm25``: no BM25 list, over facts or turns (nor the self view's);
+- ``no_vectors``: no MiniLM similarity list, over facts or turns (nor the self view's);
 - ``no_graph``: no graph traversal: no facts around named entities (BFS), no
   turns that mention them, no turns reached through retrieved facts;
 - ``no_neighbours``: no NEXT_EPISODE neighbours of the best turns;
@@ -27,7 +27,7 @@ Example:
     >>> from pathlib import Path
     >>> recipe = make_system("graphmem:no_bm25", SystemConfig(work_dir=Path("/tmp/x"))).recipe
     >>> sorted(str(name) for name in recipe.turn_weights)
-    ['facts', 'mentions', 'neighbours', 'vector']
+    ['facts', 'mentions', 'neighbours', 'self_vector', 'vector']
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ def _without(name: str, *lists: str) -> SearchRecipe:
 
 
 ABLATIONS: dict[str, SearchRecipe] = {
-    "no_bm25": _without("no_bm25", "bm25"),
-    "no_vectors": _without("no_vectors", "vector"),
+    "no_bm25": _without("no_bm25", "bm25", "self"),  # the self view ranks by BM25 and by MiniLM
+    "no_vectors": _without("no_vectors", "vector", "self_vector"),
     "no_graph": _without("no_graph", "bfs", "mentions", "facts"),
     "no_neighbours": _without("no_neighbours", "neighbours"),
     "speaker": HYBRID_SPEAKER,

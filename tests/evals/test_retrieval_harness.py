@@ -135,7 +135,8 @@ def test_unknown_system_names_list_the_valid_ones(tmp_path):
     with pytest.raises(InvalidInput) as err:
         make_system("graphmem:no_magic", SystemConfig(work_dir=tmp_path))
     assert "graphmem:no_bm25" in str(err.value) and "filesystem" in str(err.value)
-    assert ABLATIONS["no_bm25"].turn_weights.keys() == DEFAULT_RECIPE.turn_weights.keys() - {"bm25"}
+    assert ABLATIONS["no_bm25"].turn_weights.keys() == DEFAULT_RECIPE.turn_weights.keys() - {"bm25", "self"}
+    assert "self_vector" not in ABLATIONS["no_vectors"].turn_weights
     assert "vector" not in ABLATIONS["no_vectors"].fact_weights
     assert ABLATIONS["no_time"].time_filter is False and ABLATIONS["mmr"].reranker == "mmr"
 
