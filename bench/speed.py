@@ -32,7 +32,6 @@ import os
 import tempfile
 import time
 from collections.abc import Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +41,7 @@ import psutil
 from bench.common import header
 from bench.retrieval import CATEGORIES
 from graphmem import Memory
-from graphmem.embedding.embedder import Embedder, MiniLMEmbedder, fast_embedder
+from graphmem.embedding.embedder import Embedder, MiniLMEmbedder, fast_embedder, torch_threads
 from graphmem.embedding.onnx_minilm import OnnxMiniLM
 from graphmem.evals.baselines import build_corpus, rank_minilm
 from graphmem.evals.metrics import distinct, recall_at
@@ -104,18 +103,6 @@ def embed_cost(embedder: Embedder, sessions: Sequence[tuple[str, Session]], repe
     """Best of `repeats` passes embedding every session's turns once (wall and CPU apart)."""
     costs = [_measure(lambda: [embedder.embed(turn_texts(s)) for _, s in sessions]) for _ in range(repeats)]
     return Cost(min(c.wall for c in costs), min(c.cpu for c in costs))
-
-
-@contextmanager
-def torch_threads(count: int):
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(count)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def speedup_costs(fp32: Embedder, fast: Embedder, sessions: Sequence[tuple[str, Session]],

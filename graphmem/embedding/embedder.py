@@ -85,7 +85,7 @@ class MiniLMEmbedder:
                 query = self._query_path()
             if query is not None:
                 return query.embed(texts)
-        with self._lock, _threads(1 if threads_for(len(texts)) == 1 else None):
+        with self._lock, torch_threads(1 if threads_for(len(texts)) == 1 else None):
             vectors = self._model.encode(
                 list(texts),
                 batch_size=self.batch_size,
@@ -117,9 +117,12 @@ def threads_for(texts: int, load: float | None = None, cores: int | None = None)
 
 
 @contextmanager
-def _threads(count: int | None):
-    """One torch thread for a single query: on 2 busy cores, two threads wait on
-    each other (query embedding p95 390 ms with 2 threads vs 10 ms with 1)."""
+def torch_threads(count: int | None):
+    """PyTorch's intra-op threads set to `count` for the block (None: unchanged).
+
+    One thread for a single query: on 2 busy cores, two threads wait on each other
+    (query embedding p95 390 ms with 2 threads vs 10 ms with 1). `bench/speed.py`
+    uses it to time fp32 at one thread."""
     if count is None:
         yield
         return
