@@ -50,17 +50,28 @@ class TimeRange(BaseModel):
     def label(self) -> str:
         """How a fact sentence names the period: "14 July 2024", "June 2024", "2022"."""
         s = self.start
-        if self.granularity == "day" and self.end is not None and self.end - s == timedelta(days=2):
+        if self.granularity == "day" and self.end is not None and self.end - s == timedelta(days=2) and s.weekday() == 5:
             return f"the weekend of {s.day} {s:%B %Y}"
+        if self.granularity == "month" and self.end is not None and self.end == s + relativedelta(months=3) \
+                and s.month in _SEASON_OF:
+            return f"{_SEASON_OF[s.month]} {s.year}"
+        if self.end is not None and self.end - s > _ONE[self.granularity]:
+            last = self.end - timedelta(days=1)  # "the past three months": a span of several periods
+            if self.granularity == "year":
+                return f"{s.year} to {last.year}"
+            if self.granularity == "month":
+                return f"{s:%B %Y} to {last:%B %Y}"
+            return f"{s.day} {s:%B %Y} to {last.day} {last:%B %Y}"
         if self.granularity == "day":
             return f"{s.day} {s:%B %Y}"
         if self.granularity == "week":
             return f"the week of {s.day} {s:%B %Y}"
-        if self.granularity == "month" and self.end is not None and (self.end - s).days > 40:
-            return f"{_SEASON_OF[s.month]} {s.year}"
         if self.granularity == "month":
             return f"{s:%B %Y}"
         return f"{s.year}"
+
+
+_ONE = {"day": timedelta(days=1), "week": timedelta(days=7), "month": timedelta(days=31), "year": timedelta(days=366)}
 
 
 class TimeSpan(NamedTuple):
@@ -87,6 +98,13 @@ _MONTHS = {
     "sept": 9, "oct": 10, "nov": 11, "dec": 12,
 }
 # meteorological seasons (northern hemisphere): the month each starts in
+# day ordinals in words ("the tenth of June", "May first"), hyphenated or spaced
+_ORDINALS = {w: i for i, w in enumerate((
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+    "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+    "eighteenth", "nineteenth", "twentieth"), start=1)}
+_ORDINALS |= {f"twenty {w}": 20 + i for w, i in list(_ORDINALS.items())[:9]}
+_ORDINALS |= {"thirtieth": 30, "thirty first": 31}
 _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _SEASON_OF = {3: "spring", 6: "summer", 9: "autumn", 12: "winter"}
 _WEEKDAYS = {d: i for i, d in enumerate(
@@ -108,7 +126,8 @@ _UNIT = r"(?:day|week|month|year)s?"
 _WD = rf"(?:{_alternation(_WEEKDAYS)})"
 _MONTH_FULL = rf"(?:{_alternation(m for m in _MONTHS if len(m) > 4 or m in ('may', 'june', 'july'))})"
 _MONTH_ANY = rf"(?:{_alternation(_MONTHS)})\.?"
-_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_DAY_WORDS = re.compile("|".join(w.replace(" ", r"[\s-]") for w in sorted(_ORDINALS, key=len, reverse=True)))
+_DAY = rf"(?:(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?|{_DAY_WORDS.pattern})"
 _YEAR = r"(?:19|20)\d{2}"
 _PREP = r"(?:since|in|on|during|by|until|till|from|of|around|back\s+in|over)"
 _QUAL = r"(?:last|this|next|early|late|mid)"
@@ -121,6 +140,7 @@ _CORES = (
     rf"{_NUM}\s+{_UNIT}\s+(?:ago|from\s+now|from\s+today)",
     _alternation(_DAY_OFFSETS),
     r"(?:last|this|next|(?:this\s+)?past)\s+(?:week|month|year|weekend)",
+    rf"(?:the\s+)?(?:last|past)\s+{_NUM}\s+{_UNIT}",
     rf"(?:(?:last|this|next|this\s+past|this\s+coming|coming)\s+)?{_WD}",
     r"the\s+weekend",
     rf"{_QUAL}[\s-]+{_MONTH_FULL}",
@@ -290,7 +310,8 @@ def _h_calendar_date(m: re.Match, today: date, prefer: Prefer) -> TimeRange | No
     }
     import dateparser  # deferred: ~0.5 s to import, needed only for a spelled-out date
 
-    parsed = dateparser.parse(m[0], languages=["en"], settings=settings)
+    spelled = _DAY_WORDS.sub(lambda w: str(_ORDINALS[" ".join(w[0].replace("-", " ").split())]), m[0])
+    parsed = dateparser.parse(spelled, languages=["en"], settings=settings)
     if parsed is None:
         return None
     found = parsed.date()
@@ -302,6 +323,14 @@ def _h_calendar_date(m: re.Match, today: date, prefer: Prefer) -> TimeRange | No
 def _h_offset(m: re.Match, today: date, prefer: Prefer) -> TimeRange:
     sign = -1 if m["dir"] == "ago" else +1
     return _offset(_number(m["n"]), m["unit"], sign, datetime(today.year, today.month, today.day, tzinfo=UTC))
+
+
+def _h_last_n(m: re.Match, today: date, prefer: Prefer) -> TimeRange:
+    """ "the past three months", "in the last 2 weeks": from the period `n` units back
+    up to and including today, at that unit's granularity."""
+    granularity = _unit(m["unit"])
+    back = _period(today - relativedelta(**{f"{granularity}s": _number(m["n"])}), granularity)
+    return TimeRange(start=back.start, end=_day_range(today).end, granularity=granularity)
 
 
 def _h_day(m: re.Match, today: date, prefer: Prefer) -> TimeRange:
@@ -401,6 +430,7 @@ _HANDLERS = tuple(
         (rf"(?P<n>{_NUM}) (?P<unit>{_UNIT}) (?P<dir>ago|from now|from today)", _h_offset),
         (_alternation(_DAY_OFFSETS), _h_day),
         (r"(?:the )?(?P<rel>last|this past|past|this|next) (?P<unit>week|month|year|weekend)", _h_relative_period),
+        (rf"(?:the )?(?:last|past) (?P<n>{_NUM}) (?P<unit>{_UNIT})", _h_last_n),
         (rf"(?:(?P<rel>last|this past|this coming|coming|this|next) )?(?P<wd>{_WD})", _h_weekday),
         (r"the weekend", _h_the_weekend),
         (rf"(?:(?P<qual>{_QUAL})[ -])?{_MONTH_GROUP}", _h_month),

@@ -215,3 +215,29 @@ def test_hostile_text_does_not_crash():
     assert len(find_time_expressions(hostile)) == 200
     assert resolve_in_text(hostile, REF).start.date() == date(2024, 7, 14)
     assert isinstance(resolve("x" * 20_000, REF), (TimeRange, type(None)))
+
+
+@pytest.mark.parametrize("text, start, end, label", [
+    ("I've been on it for the past three months.", date(2024, 4, 1), date(2024, 7, 16), "April 2024 to July 2024"),
+    ("it rained over the last 2 weeks", date(2024, 7, 1), date(2024, 7, 16), "1 July 2024 to 15 July 2024"),
+    ("in the last few years", date(2021, 1, 1), date(2024, 7, 16), "2021 to 2024"),
+])
+def test_the_past_n_periods_run_from_that_many_periods_back_to_today(text, start, end, label):
+    found = resolve_in_text(text, REF)
+    assert (found.start.date(), found.end.date(), found.label()) == (start, end, label)
+
+
+@pytest.mark.parametrize("text, day", [
+    ("We met on the tenth of June.", date(2024, 6, 10)),
+    ("It was the twenty-first of May 2023", date(2023, 5, 21)),
+    ("It opened May first", date(2024, 5, 1)),
+    ("see you on the thirty first of december", date(2023, 12, 31)),
+])
+def test_day_ordinals_in_words_name_the_day(text, day):
+    found = resolve_in_text(text, REF)
+    assert (found.start.date(), found.granularity) == (day, "day")
+
+
+@pytest.mark.parametrize("text", ["my first job", "the second time", "you may first want to rest", "a tenth of it"])
+def test_an_ordinal_without_a_month_is_no_date(text):
+    assert find_time_expressions(text) == []
