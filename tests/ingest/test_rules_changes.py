@@ -192,3 +192,11 @@ def test_graduating_ends_studying_there_and_a_favourite_has_one_slot_per_categor
         session_time=SESSION)])
     assert {(f.object, f.slot) for f in x.facts} == {("Khruangbin", "FAVORITE:band"),
                                                      ("Middlemarch", "FAVORITE:book")}
+
+
+def test_an_assistant_heading_is_no_entity_because_the_user_said_the_word_in_lowercase():
+    previous = ("user: I've been running every morning and cooking more at home. Any tips? I'm in Denver.",)
+    answer = ("Here are some ideas.\n\n1. **Running**: vary your pace.\n2. **Cooking**: batch meals on Sundays.\n"
+              "3. **Denver** has great trails. Include rest days.")
+    names = {e.name for e in extract(answer, "assistant", previous=previous).entities}
+    assert names == {"Denver"}
