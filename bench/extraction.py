@@ -4,7 +4,8 @@ two-session timelines, and how many entities it makes of real conversations.
 - precision / recall on ``tests/data/extraction_set.json``, tune and report part;
 - the two-session timelines through `Memory.write` and `Memory.facts(valid_at=...)`:
   cases with the right now/then answer, on the tune set (``timeline_set.json``,
-  rules may be fitted to it) and the old holdout (``timeline_holdout.json``, seen, so tune data now);
+  rules may be fitted to it), the old holdouts (``timeline_holdout.json`` and ``timeline_holdout2.json``,
+  seen, so tune data now) and the third holdout (``timeline_holdout3.json``, kept from rule development);
 - entities and facts per 1,000 turns on the LoCoMo and LongMemEval data in
   ``tests/data`` (distinct names per conversation, before resolution).
 """
@@ -38,11 +39,12 @@ def labelled() -> dict[str, xs.PartScore]:
 
 # the old holdout was scored and read in two sessions: tune data since 2026-12-02 (the lead keeps a fresh one)
 TIMELINE_SETS = (("tune", "timeline_set.json"), ("old holdout, now tune", "timeline_holdout.json"),
-                 ("fresh holdout of 2026-12-02, seen since", "timeline_holdout2.json"))
+                 ("second holdout of 2026-12-02, seen since", "timeline_holdout2.json"),
+                 ("third holdout (2026-12-02, kept from rule development)", "timeline_holdout3.json"))
 
 
 def timelines() -> dict[str, dict[str, bool]]:
-    """Right now/then answers per timeline set (both are tune data now; a fresh holdout is kept outside)."""
+    """Right now/then answers per timeline set: tune data, seen holdouts and the kept one."""
     out = {}
     for part, filename in TIMELINE_SETS:
         tset = xs.load_timeline_set(DATA / filename)
