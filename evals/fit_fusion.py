@@ -9,7 +9,9 @@ question of the LoCoMo tuning split and the LongMemEval tuning half on the graph
 the retrieval harness wrote there, and stores each question's candidate feature
 rows with their evidence labels. ``fit`` is deterministic (lbfgs logistic
 regression, fixed C, each question weighing the same whatever its candidate
-count): the same features give the same weights. It also prints the
+count): the same features give the same weights. Only questions of memories the
+scorer applies to (`learned_fusion.applies`: no ``user`` turns) train it; the
+others keep RRF, at fit time as at search time. It also prints the
 out-of-fold recall@10 of the fused turn order against the RRF order on the same
 candidates (folds: each LoCoMo tuning conversation, each quarter of the
 LongMemEval tuning questions), the figure the keep rule reads besides the harness.
@@ -27,7 +29,7 @@ import numpy as np
 from graphmem.retrieval import learned_fusion
 from graphmem.retrieval.learned_fusion import FEATURES, FusionWeights
 
-C = 1.0
+C = 10.0
 K = 10
 LME_FOLDS = 4
 
@@ -38,7 +40,7 @@ def collect(locomo_data: Path, locomo_graph: Path, lme_data: Path, lme_graph: Pa
     from graphmem.evals.systems.graphmem_system import SEARCH_LIMIT, SharedGraph
     from graphmem.retrieval.recipes import HYBRID_LEARNED
 
-    rows, labels, qids, groups = [], [], [], []
+    rows, labels, qids, groups, chats = [], [], [], [], []
     sources = (("locomo", load_dataset("locomo", locomo_data, split="tuning"), locomo_graph),
                ("longmemeval", load_dataset("longmemeval", lme_data, split="tuning", pooled=True), lme_graph))
     for name, dataset, graph_dir in sources:
@@ -46,13 +48,15 @@ def collect(locomo_data: Path, locomo_graph: Path, lme_data: Path, lme_graph: Pa
         try:
             for conv in dataset.conversations:
                 user = memory_id(conv.conversation_id)
-                turn_of = {e.uuid: e.turn_id for e in graph.memory.inspect().episodes(user)}
+                episodes = graph.memory.inspect().episodes(user)
+                turn_of = {e.uuid: e.turn_id for e in episodes}
+                chat = any(e.speaker == "user" for e in episodes)
                 ordered = sorted(conv.questions, key=lambda q: q.question_id)
                 for i, question in enumerate(ordered):
                     gold, _ = gold_of(conv, question)
                     if not gold:
                         continue
-                    with learned_fusion.recording() as log:
+                    with learned_fusion.recording(force=True) as log:
                         graph.memory.search(user, question.question, now=question.question_time,
                                             limit=SEARCH_LIMIT, recipe=HYBRID_LEARNED, budget_tokens=8000)
                     if not log:
@@ -63,12 +67,13 @@ def collect(locomo_data: Path, locomo_graph: Path, lme_data: Path, lme_graph: Pa
                     labels.append(np.array([turn_of.get(u) in gold for u in ids], dtype=float))
                     qids.append(f"{name}|{question.question_id}|{len(gold)}")
                     groups.append(group)
+                    chats.append(chat)
         finally:
             graph.close()
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, x=np.vstack(rows), y=np.concatenate(labels),
                         question=np.repeat(np.arange(len(rows)), [len(r) for r in rows]),
-                        qids=np.array(qids), groups=np.array(groups), features=np.array(FEATURES))
+                        qids=np.array(qids), groups=np.array(groups), chat=np.array(chats), features=np.array(FEATURES))
     print(f"{len(rows)} questions, {sum(len(r) for r in rows)} candidates -> {out}")
 
 
@@ -95,15 +100,25 @@ def recall_at(scores: np.ndarray, y: np.ndarray, question: np.ndarray, gold_coun
     return out
 
 
+def trainable(data) -> np.ndarray:
+    """Which candidate rows belong to questions the scorer applies to (not a user-assistant chat)."""
+    return ~data["chat"][data["question"]]
+
+
 def cross_validate(data) -> dict[str, tuple[float, float]]:
-    """Out-of-fold recall@10 (learned, RRF) per dataset, folds = `groups`."""
+    """Out-of-fold recall@10 (learned, RRF) per dataset, folds = `groups`; chat
+    questions keep the RRF order, as at search time."""
     x, y, question, groups = data["x"], data["y"], data["question"], data["groups"]
     gold = np.array([int(q.rsplit("|", 1)[1]) for q in data["qids"]])
-    learned = np.zeros(len(y))
+    rrf = x[:, FEATURES.index("rrf")]
+    learned = rrf.copy()
+    use = trainable(data)
     for g in np.unique(groups):
         held = np.isin(question, np.flatnonzero(groups == g))
-        learned[held] = fit(x[~held], y[~held], _renumber(question[~held])).score(x[held])
-    rrf = x[:, FEATURES.index("rrf")]
+        if not (held & use).any():
+            continue
+        train = ~held & use
+        learned[held & use] = fit(x[train], y[train], _renumber(question[train])).score(x[held & use])
     r_learned, r_rrf = recall_at(learned, y, question, gold), recall_at(rrf, y, question, gold)
     dataset = np.array([q.split("|", 1)[0] for q in data["qids"]])
     return {d: (float(r_learned[dataset == d].mean()), float(r_rrf[dataset == d].mean())) for d in np.unique(dataset)}
@@ -133,7 +148,8 @@ def main(argv: list[str] | None = None) -> None:
     data = np.load(args.features)
     if list(data["features"]) != list(FEATURES):
         raise SystemExit("features file was collected with other features; collect again")
-    weights = fit(data["x"], data["y"], data["question"])
+    use = trainable(data)
+    weights = fit(data["x"][use], data["y"][use], _renumber(data["question"][use]))
     for d, (ours, base) in cross_validate(data).items():
         print(f"{d}: out-of-fold recall@{K} learned {ours:.3f}, rrf {base:.3f} ({ours - base:+.3f})")
     for name, w in sorted(zip(FEATURES, weights.coef, strict=True), key=lambda p: -abs(p[1])):

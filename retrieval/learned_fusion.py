@@ -10,7 +10,12 @@ logistic-regression model fitted on the evidence labels of the tuning halves
 small matrix product over the candidates already drawn: no store query, no
 embedding.
 
-`features` and `order` are pure; `load_weights` reads the shipped
+The scorer runs only in memories whose turns are between named speakers
+(`applies`): in a memory where a ``user`` talks with an assistant the tuning
+data holds 50 questions, too few to fit the weights (out of fold they lost to
+RRF there, README "Retrieval ablation", fifth round), so such memories keep RRF.
+
+`features`, `applies` and `order` are pure; `load_weights` reads the shipped
 ``data/fusion_weights.json``; `recording` lets the fitting script collect the
 feature rows of real searches.
 """
@@ -34,7 +39,7 @@ FEATURES = (*(f"rr_{name}" for name in LISTS), *(f"in_{name}" for name in LISTS)
             "named_speaker", "own_turn")
 WEIGHTS_FILE = Path(__file__).parent / "data" / "fusion_weights.json"
 
-_LOG: ContextVar[list | None] = ContextVar("learned_fusion_log", default=None)
+_LOG: ContextVar[tuple[list, bool] | None] = ContextVar("learned_fusion_log", default=None)
 
 
 @dataclass(frozen=True)
@@ -125,11 +130,18 @@ def features(lists: Mapping[str, Sequence[str]], weights: Mapping[str, float], k
     return ids, np.hstack([rr, present, extra])
 
 
+def applies(own_turns: np.ndarray | None) -> bool:
+    """Whether the learned scorer orders this memory's turns: not when any turn is the
+    user's own (`TurnTable.own_turns`), the user-assistant chats it was not fitted for."""
+    logging = _LOG.get()
+    return own_turns is None or not bool(np.any(own_turns)) or (logging is not None and logging[1])
+
+
 def order(ids: Sequence[str], x: np.ndarray, model: FusionWeights) -> list[str]:
     """`ids` best first by the model's score; ties keep the given order. Logged when `recording`."""
-    log = _LOG.get()
-    if log is not None:
-        log.append((list(ids), x.copy()))
+    logging = _LOG.get()
+    if logging is not None:
+        logging[0].append((list(ids), x.copy()))
     if not len(ids):
         return []
     scores = model.score(x)
@@ -137,10 +149,12 @@ def order(ids: Sequence[str], x: np.ndarray, model: FusionWeights) -> list[str]:
 
 
 @contextmanager
-def recording() -> Iterator[list[tuple[list[str], np.ndarray]]]:
-    """Collect (candidate ids, feature rows) of every learned fusion run inside the block."""
+def recording(force: bool = False) -> Iterator[list[tuple[list[str], np.ndarray]]]:
+    """Collect (candidate ids, feature rows) of every learned fusion run inside the block;
+    with `force`, the features are computed in memories the scorer does not apply to as
+    well (the fitting script scores RRF on the same candidates there)."""
     log: list = []
-    token = _LOG.set(log)
+    token = _LOG.set((log, force))
     try:
         yield log
     finally:

@@ -402,7 +402,7 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe, turn_scores, view)
     extra = [(time_list(idx, plan, turn_lists.get(TurnList.VECTOR, []), recipe.candidates, turn_scores),
               recipe.time_prior)] if recipe.time_prior else []
-    if recipe.fusion == Fusion.LEARNED:
+    if recipe.fusion == Fusion.LEARNED and idx.turns is not None and learned_fusion.applies(idx.turns.own_turns):
         fused_turns = _learned_turns(idx, plan, turn_lists, extra[0][0] if extra else [], recipe, turn_scores)
     else:
         fused_turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k, extra)
