@@ -8,7 +8,7 @@ import pytest
 from graphmem.evals import fit_fusion
 from graphmem.retrieval import learned_fusion
 from graphmem.retrieval.learned_fusion import FEATURES, FusionWeights, TurnFacts, features, order
-from graphmem.retrieval.recipes import DEFAULT_RECIPE, Fusion, get_recipe
+from graphmem.retrieval.recipes import Fusion, get_recipe
 
 NOW = "2024-09-15T12:00:00Z"
 WEIGHTS = {"bm25": 1.2, "vector": 1.0, "neighbours": 0.5, "time": 1.0}
@@ -61,12 +61,19 @@ def test_shipped_scorer_ranks_a_turn_found_by_both_main_lists_above_a_stray_neig
     assert ranked.index("a") < ranked.index("d")
 
 
-def test_shipped_scorer_prefers_the_user_own_turn_for_a_first_person_question():
-    lists = {"bm25": ["u", "v"], "vector": ["v", "u"]}
-    turns = TurnFacts(session={"u": "s1", "v": "s2"}, length={"u": 30, "v": 30},
-                      speaker={"u": "user", "v": "assistant"}, bm25={"u": 5.0, "v": 5.0})
-    ids, x = features(lists, {"bm25": 1.0, "vector": 1.0}, 5, turns, first_person=True)
-    assert order(ids, x, learned_fusion.load_weights())[0] == "u"
+def test_shipped_scorer_prefers_the_named_speakers_turn_at_equal_ranks():
+    lists = {"bm25": ["o", "m"], "vector": ["m", "o"]}
+    turns = TurnFacts(session={"o": "s1", "m": "s2"}, length={"o": 30, "m": 30},
+                      speaker={"o": "caroline", "m": "melanie"}, bm25={"o": 5.0, "m": 5.0})
+    ids, x = features(lists, {"bm25": 1.0, "vector": 1.0}, 5, turns, named=["melanie"])
+    assert order(ids, x, learned_fusion.load_weights())[0] == "m"
+
+
+def test_the_scorer_skips_user_assistant_memories_unless_recording_is_forced():
+    assert learned_fusion.applies(np.array([False, False]))
+    assert not learned_fusion.applies(np.array([True, False]))
+    with learned_fusion.recording(force=True):
+        assert learned_fusion.applies(np.array([True, False]))
 
 
 def test_fit_is_deterministic_and_weighs_the_informative_feature_up():
@@ -93,22 +100,39 @@ def test_recall_at_counts_gold_among_the_best_scored():
     assert fit_fusion.recall_at(scores, y, question, np.array([2, 2]), k=2).tolist() == [0.5, 0.5]
 
 
+def _write_named(memory):
+    texts = [("Caroline", "We hiked the glacier trail in the Alps."),
+             ("Melanie", "The Alps trip was cold but the glacier was lovely."),
+             ("Caroline", "I baked bread on Sunday."), ("Melanie", "My cat sleeps on the sofa."),
+             ("Caroline", "Glacier water is very cold.")]
+    for i, (speaker, text) in enumerate(texts):
+        memory.write("p", [{"role": "user", "speaker": speaker, "content": text}], f"2024-03-{i + 1:02d}")
+
+
 def test_the_learned_recipe_is_wired_and_orders_the_packet_turns(memory, monkeypatch):
-    texts = ["We hiked the glacier trail in the Alps.", "The Alps trip was cold but the glacier was lovely.",
-             "I baked bread on Sunday.", "My cat sleeps on the sofa.", "Glacier water is very cold."]
-    for i, text in enumerate(texts):
-        memory.write("p", [{"role": "user", "speaker": "user", "content": text}], f"2024-03-{i + 1:02d}")
+    _write_named(memory)
     recipe = get_recipe("hybrid_learned")
-    assert recipe.fusion == Fusion.LEARNED and DEFAULT_RECIPE.fusion in (Fusion.RRF, Fusion.LEARNED)
+    assert recipe.fusion == Fusion.LEARNED
+    question = "Where did Melanie see the glacier?"
     with learned_fusion.recording() as log:
-        packet = memory.search("p", "Where did I see the glacier?", now=NOW, recipe=recipe)
+        packet = memory.search("p", question, now=NOW, recipe=recipe)
     ids, x = log[-1]
     by_uuid = {e.uuid: e.content for e in memory.inspect().episodes("p")}
     expected = [by_uuid[u] for u in order(ids, x, learned_fusion.load_weights())]
     assert [e.content for e in packet.episodes] == expected[: len(packet.episodes)]
     reverse = FusionWeights(np.zeros(len(FEATURES)), np.ones(len(FEATURES)), -np.eye(len(FEATURES))[FEATURES.index("rrf")])
     monkeypatch.setattr(learned_fusion, "load_weights", lambda: reverse)
-    flipped = memory.search("p", "Where did I see the glacier?", now=NOW, recipe=recipe)
-    rrf_packet = memory.search("p", "Where did I see the glacier?", now=NOW,
-                               recipe=recipe.model_copy(update={"fusion": Fusion.RRF}))
+    flipped = memory.search("p", question, now=NOW, recipe=recipe)
+    rrf_packet = memory.search("p", question, now=NOW, recipe=recipe.model_copy(update={"fusion": Fusion.RRF}))
     assert [e.content for e in flipped.episodes] != [e.content for e in rrf_packet.episodes]
+
+
+def test_a_user_assistant_memory_keeps_the_rrf_order(memory):
+    for i, text in enumerate(["We hiked the glacier trail.", "Glacier water is cold.", "I baked bread."]):
+        memory.write("p", [{"role": "user", "speaker": "user", "content": text}], f"2024-03-{i + 1:02d}")
+    with learned_fusion.recording() as log:
+        learned = memory.search("p", "Where did I see the glacier?", now=NOW, recipe=get_recipe("hybrid_learned"))
+    plain = memory.search("p", "Where did I see the glacier?", now=NOW,
+                          recipe=get_recipe("hybrid_learned").model_copy(update={"fusion": Fusion.RRF}))
+    assert log == []
+    assert [e.content for e in learned.episodes] == [e.content for e in plain.episodes]
