@@ -136,3 +136,12 @@ def test_a_user_assistant_memory_keeps_the_rrf_order(memory):
                           recipe=get_recipe("hybrid_learned").model_copy(update={"fusion": Fusion.RRF}))
     assert log == []
     assert [e.content for e in learned.episodes] == [e.content for e in plain.episodes]
+
+
+def test_learned_fusion_is_the_default_and_the_ablation_turns_it_off():
+    from graphmem.evals.systems.registry import ABLATIONS, BUILDERS
+    from graphmem.retrieval.recipes import DEFAULT_RECIPE
+
+    assert DEFAULT_RECIPE.fusion == Fusion.LEARNED
+    assert get_recipe("bm25_only").fusion == get_recipe("vector_only").fusion == Fusion.RRF
+    assert ABLATIONS["no_learned"].fusion == Fusion.RRF and "graphmem:no_learned" in BUILDERS
