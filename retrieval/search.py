@@ -3,8 +3,10 @@
 Candidates come from three places (ARCHITECTURE §6): BM25 over facts and turns,
 MiniLM similarity over facts and turns (FalkorDB vector indexes), and the graph
 (facts around the entities the question names; turns that mention them; the
-turns next to the best hits). Lists are fused by weighted RRF, facts are then
-kept or dropped by the question's time mode, and the packet cites its turns.
+turns next to the best hits). Lists are fused by weighted RRF (turn lists in a
+memory of named speakers by the fitted scorer of `retrieval.learned_fusion`),
+facts are then kept or dropped by the question's time mode, and the packet cites
+its turns.
 
 Abstention (`retrieval/abstention.py`): the packet says nothing was ever said
 when the question's topic words are missing from every stored turn and fact and
