@@ -3,8 +3,10 @@
 Candidates come from three places (ARCHITECTURE §6): BM25 over facts and turns,
 MiniLM similarity over facts and turns (FalkorDB vector indexes), and the graph
 (facts around the entities the question names; turns that mention them; the
-turns next to the best hits). Lists are fused by weighted RRF, facts are then
-kept or dropped by the question's time mode, and the packet cites its turns.
+turns next to the best hits). Lists are fused by weighted RRF (turn lists in a
+memory of named speakers by the fitted scorer of `retrieval.learned_fusion`),
+facts are then kept or dropped by the question's time mode, and the packet cites
+its turns.
 
 Abstention (`retrieval/abstention.py`): the packet says nothing was ever said
 when the question's topic words are missing from every stored turn and fact and
@@ -35,7 +37,8 @@ from graphmem.retrieval.packet import (
     estimate_tokens,
 )
 from graphmem.retrieval.query import QueryPlan, analyze
-from graphmem.retrieval.recipes import FactList, Reranker, SearchRecipe, TurnList
+from graphmem.retrieval import learned_fusion
+from graphmem.retrieval.recipes import FactList, Fusion, Reranker, SearchRecipe, TurnList
 from graphmem.retrieval.scoped import EVERY_SCOPE, ScopedView, narrow
 from graphmem.retrieval.fact_turns import pull_sources
 from graphmem.retrieval.feedback import expanded_scores
@@ -103,6 +106,27 @@ def _fuse[L: (FactList, TurnList)](lists: dict[L, list[str]], weights: dict[L, f
     names = [name for name in lists if lists[name]]
     rankings = [lists[n] for n in names] + [ranking for ranking, _ in extra if ranking]
     return [s.doc_id for s in rrf(rankings, k=k, weights=[weights[n] for n in names] + [w for r, w in extra if r])]
+
+
+def _learned_turns(idx: UserIndexes, plan: QueryPlan, lists: dict[TurnList, list[str]], time_turns: list[str],
+                   recipe: SearchRecipe, bm25_scores: np.ndarray | None) -> list[str]:
+    """The turn lists ordered by the fitted linear scorer (`retrieval.learned_fusion`)."""
+    named = {str(name): ranking for name, ranking in lists.items()} | {"time": time_turns}
+    weights = {str(name): w for name, w in recipe.turn_weights.items()} | {"time": recipe.time_prior}
+    table = idx.turns
+    candidates = {u for ranking in named.values() for u in ranking}
+    pos = table.position() if table is not None else {}
+    at = {u: pos[u] for u in candidates if u in pos}
+    lengths = (np.asarray(idx.episodes.counts[list(at.values())].sum(axis=1)).ravel()
+               if at else np.zeros(0))
+    turns = learned_fusion.TurnFacts(
+        session={u: table.sessions[i] for u, i in at.items()},
+        length=dict(zip(at, lengths.tolist(), strict=True)),
+        speaker={u: str(table.speakers[i]) for u, i in at.items()},
+        bm25={u: float(bm25_scores[i]) for u, i in at.items()} if bm25_scores is not None else {},
+    )
+    ids, x = learned_fusion.features(named, weights, recipe.rrf_k, turns, plan.entity_keys, plan.first_person)
+    return learned_fusion.order(ids, x, learned_fusion.load_weights())
 
 
 def _reorder_turns(idx: UserIndexes, ranked: list[str], facts: list[FactRecord], recipe: SearchRecipe,
@@ -380,8 +404,11 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe, turn_scores, view)
     extra = [(time_list(idx, plan, turn_lists.get(TurnList.VECTOR, []), recipe.candidates, turn_scores),
               recipe.time_prior)] if recipe.time_prior else []
-    ranked_turns = _reorder_turns(idx, _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k, extra), facts, recipe,
-                                  limit)
+    if recipe.fusion == Fusion.LEARNED and idx.turns is not None and learned_fusion.applies(idx.turns.own_turns):
+        fused_turns = _learned_turns(idx, plan, turn_lists, extra[0][0] if extra else [], recipe, turn_scores)
+    else:
+        fused_turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k, extra)
+    ranked_turns = _reorder_turns(idx, fused_turns, facts, recipe, limit)
     best = max(best_fact, best_turn)
     signals = _abstain_signals(ctx, user_id, idx, plan, best, masked_vector, view)
     abstain, reason = abstention.decide(signals)

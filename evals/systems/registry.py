@@ -21,6 +21,11 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
   replacing the turn BM25 list (`retrieval.feedback`; ``hybrid_prf``; the same
   search as the default since issue 12's fourth round, kept so its commands rerun);
 - ``no_prf``: no pseudo-relevance feedback on the turn BM25 list;
+- ``learned``: the turn lists fused by the linear scorer fitted on the tuning
+  split instead of fixed-weight RRF, in named-speaker memories
+  (`retrieval.learned_fusion`; ``hybrid_learned``; the same search as the default
+  since issue 12's fifth round, kept so its commands rerun);
+- ``no_learned``: fixed-weight RRF for the turn lists everywhere;
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -37,7 +42,8 @@ from collections.abc import Callable
 from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import (
-    DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP, HYBRID_SPEAKER, SearchRecipe,
+    DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_LEARNED, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP, HYBRID_SPEAKER,
+    Fusion, SearchRecipe,
 )
 
 
@@ -65,6 +71,8 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "session_cap": HYBRID_SESSION_CAP,
     "session_cap2": HYBRID_SESSION_CAP.model_copy(update={"name": "session_cap2", "session_cap": 2}),
     "prf": HYBRID_PRF,
+    "learned": HYBRID_LEARNED,
+    "no_learned": DEFAULT_RECIPE.model_copy(update={"name": "no_learned", "fusion": Fusion.RRF}),
     "no_prf": DEFAULT_RECIPE.model_copy(update={"name": "no_prf", "feedback": None}),
 }
 
