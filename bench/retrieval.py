@@ -74,12 +74,14 @@ def user_of(conversation: Conversation) -> str:
     return memory_id(conversation.conversation_id)
 
 
-def cases_of(conversation: Conversation) -> list[Case]:
+def cases_of(conversation: Conversation, categories: Sequence[int] | None = CATEGORIES) -> list[Case]:
+    """The answerable questions of LoCoMo's `categories`; None takes every question (LongMemEval's
+    categories are question types, all answerable)."""
     turns = conversation.turns_by_id()
     cases = []
     for question in conversation.questions:
         gold = tuple(e for e in question.evidence if e in turns)
-        if question.category in CATEGORIES and gold:
+        if (categories is None or question.category in categories) and gold:
             cases.append(Case(user_of(conversation), question, gold))
     return cases
 
@@ -298,9 +300,11 @@ ADMITTED_LINE = re.compile(r"\| confidence \d\.\d\d \| scope \S+ \| expires \S+ 
 
 
 def packet_size(mem: Memory, conversations: Sequence[Conversation], n: int = 50,
-                label: str = "LoCoMo") -> dict[str, float]:
+                label: str = "LoCoMo", categories: Sequence[int] | None = CATEGORIES) -> dict[str, float]:
     """Part 4: tokens of default packets (limit 10) and the dating/sourcing of their fact lines."""
-    cases = [c for conv in conversations for c in cases_of(conv)]
+    cases = [c for conv in conversations for c in cases_of(conv, categories)]
+    if not cases:
+        raise ValueError(f"no answerable {label} question to size a packet with")
     sample = cases[:: max(1, len(cases) // n)][:n]
     tokens, lines, turns = [], [], []
     for case in sample:
@@ -343,7 +347,7 @@ def run() -> dict[str, object]:
         if figures["longmemeval"] is not None:
             lme = retrieval_run.load_dataset("longmemeval", LONGMEMEVAL, pooled=True).conversations
             with Memory(data_dir=Path(tmp) / "lme" / "work" / "graphmem_graph", embedder=embedder) as mem:
-                figures["packet_longmemeval"] = packet_size(mem, lme, label="pooled LongMemEval")
+                figures["packet_longmemeval"] = packet_size(mem, lme, label="pooled LongMemEval", categories=None)
         with Memory(data_dir=Path(tmp) / "scale", embedder=embedder) as mem:
             figures["scale"] = scale_latency(mem)
     return figures
