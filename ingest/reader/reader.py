@@ -1,0 +1,246 @@
+"""The learned reader: facts for sentences the rules did not read.
+
+Per session (one `extract` call): every sentence of a user's turn that the
+cheap prefilter lets through (`candidates`) is embedded in ONE batch, the
+classifier names its topic and kind, and `objects` finds the value; facts
+are drafted like the rules' drafts and dated by the same code (`rules.timing`),
+so "in July" dates a move the same way whichever reader found it.
+
+Precision before recall: the reader abstains on a sentence the rules already
+read for that slot, on a topic below the calibrated threshold, on a question,
+a hedge or plan, a statement about someone else, and when no value is found
+for a sentence that should name one. The turn is stored either way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC
+
+import numpy as np
+
+from graphmem.ingest.extraction import ExtractedFact, Extraction, TurnContext
+from graphmem.ingest.reader import objects
+from graphmem.ingest.reader.classifier import Reading, SentenceClassifier, shipped
+from graphmem.ingest.rules.drafts import FAMILY, HEALTH, HOME, LIKE, OWN, PET, WORK, Draft, Sentence
+from graphmem.ingest.rules.entities import ASSISTANT_ROLES
+from graphmem.ingest.rules.extractor import with_subject
+from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
+from graphmem.ingest.rules.timing import add_group
+
+__all__ = ["Reader", "candidates", "facts_for"]
+
+MAX_PER_TURN = 3
+MAX_PER_SESSION = 32
+
+# predicates each topic writes; the rules reading a sentence for one of them means the reader stays out
+PREDICATES = {"residence": ("LIVES_IN", "MOVED_TO", "MOVED_FROM"), "work": ("WORKS_AT", "LEFT_JOB"),
+              "study": ("STUDIES_AT", "GRADUATED_FROM"), "partner": ("PARTNER_OF", "MARRIED_TO"),
+              "pet": ("HAS_PET",), "possession": ("OWNS",), "hobby": ("LIKES", "STARTED"),
+              "favourite": ("LIKES",), "diet": ("DIET",)}
+_ALL_PREDICATES = frozenset(p for ps in PREDICATES.values() for p in ps)
+# what an ending that names no value ends: "we finalised the divorce" ends the one open marriage
+_NO_VALUE = {"residence": "home", "work": "job", "study": "school", "partner": "relationship", "pet": "pet",
+             "possession": "thing", "hobby": "hobby", "favourite": "favourite", "diet": "diet"}
+
+_FIRST_PERSON = re.compile(r"\b(?:I|i|me|my|mine|myself|we|us|our|ours|im|ive)\b|\b(?:I|i|we|We)'", re.IGNORECASE)
+# a diary sentence without its "I": "Said goodbye to ...", "Finally sold the car"
+_NO_SUBJECT = re.compile(r"^(?:(?:just|finally|recently|also|then|so|now|officially)\s+)?(?:[A-Za-z]+ed|said|left|"
+                         r"sold|got|took|went|quit|gave|made|found|lost|began|bought|met|broke|split|put|"
+                         r"had|ran|swapped|traded)\b|^(?:just|finally|recently|officially)\s+\w+", re.IGNORECASE)
+# a change said without "I" ("Things with Sam fizzled out", "The Audi's gone"): the classifier decides whose
+_CHANGE = re.compile(r"\b(?:over|ended?|ending|out|off|gone|died|passed|stolen|split|finished|done|goodbye|"
+                     r"farewell)\b", re.IGNORECASE)
+# topic cue words, broad on purpose: the classifier decides, this only keeps small talk from being embedded
+_CUE = re.compile(
+    r"\b(?:live[ds]?|living|home|house|flat|apartment|condo|place|moved?|moving|rent\w*|city|town|based|settled|"
+    r"job|work\w*|employ\w*|hired|company|boss|office|quit|laid|fired|retire\w*|resign\w*|role|position|career|"
+    r"shift|notice|redundan\w*|promot\w*|stepped|"
+    r"stud\w*|school|college|uni|university|degree|class(?:es)?|enrol+\w*|graduat\w*|student|course|program\w*|"
+    r"drop(?:ped)?|phd|masters?|"
+    r"dat(?:e|ing)|boyfriend|girlfriend|partner|husband|wife|married|marriage|divorc\w*|engaged|broke|split|"
+    r"relationship|single|seeing|together|separated|ex|"
+    r"pets?|dog|cat|pup\w*|kitten|adopt\w*|rehom\w*|vet|died|passed|"
+    r"car|bike|phone|laptop|bought|sold|owns?|drive|ride|stolen|nicked|traded|upgraded|"
+    r"hobby|hobbies|into|enjoy\w*|love|play\w*|fan|favou?rite|fave|obsessed|hooked|took|gave|stopped|"
+    r"unwind|relax\w*|been\s+\w+ing|hobby|" + "|".join(sorted(objects.ACTIVITIES)) + "|"
+    r"diet|eat\w*|meat|vegan|vegetarian|pescatarian|keto|paleo|"
+    r"swapped|switched|replaced|changed|now|anymore|longer|new|left|end|ended|over|done|gone|out|goodbye|"
+    r"called|named)\b",
+    re.IGNORECASE)
+_HEDGE = re.compile(r"\b(?:if|wish|would|could|might|should|maybe|perhaps|someday|considering|wondering|"
+                    r"hoping|hope|plan(?:ning)?\s+to|going\s+to|gonna|want\s+to|wanna|thinking\s+(?:about|of))\b|'d\b",
+                    re.IGNORECASE)
+_SOMEONE_ELSE = re.compile(
+    r"^(?:(?:my|our)\s+(?:\w+\s+)?(?:sister|brother|mom|mum|mother|dad|father|parents?|friend|friends|boss|"
+    r"colleague|coworker|neighbou?r|son|daughter|kids?|cousin|aunt|uncle|grandma|grandpa|roommate|flatmate)s?\b"
+    r"|he\b|she\b|they\b|his\b|her\b|their\b|you\b|your\b)", re.IGNORECASE)
+_MARRIED = re.compile(r"\b(?:married|marriage|husband|wife|spouse|divorc\w*|wedding)\b", re.IGNORECASE)
+_FAVOURITE_OF = re.compile(r"\bfavou?rite\s+([a-z]+)", re.IGNORECASE)
+_IN_PREP = re.compile(r"\b(?:in|at|for|with|to|from|called|named)\s+$", re.IGNORECASE)
+_AFTER_OF = re.compile(r"\b(?:of|near|outside|from\s+the|view\s+of)\s+$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    turn: int
+    text: str
+
+
+def _about_speaker(text: str) -> bool:
+    return _FIRST_PERSON.search(text) is not None or _NO_SUBJECT.match(text) is not None or (
+        _CHANGE.search(text) is not None)
+
+
+def candidates(turn: TurnContext, ruled: Extraction) -> list[str]:
+    """Sentences of `turn` worth embedding: a user's, first person (or a change said
+    without a subject), a topic cue, not a question, hedge or someone else's news."""
+    if " ".join(turn.speaker.split()).casefold() in ASSISTANT_ROLES:
+        return []
+    out = []
+    for text in split_sentences(turn.text.translate(APOSTROPHES)):
+        if text.endswith("?") or len(text) > 300 or not _about_speaker(text) or not _CUE.search(text):
+            continue
+        if _HEDGE.search(text) or _SOMEONE_ELSE.match(text):
+            continue
+        out.append(text)
+        if len(out) == MAX_PER_TURN:
+            break
+    return out
+
+
+def _draft(topic: str, kind: str, value: str, text: str, speaker: str, end: int) -> Draft:
+    """One fact of `topic`: kind is the draft kind (state, event or end)."""
+    span = (0, end)
+    gone = kind == "end"
+    if topic == "residence":
+        return Draft(speaker, "LIVES_IN", value, f"{speaker} {'no longer lives' if gone else 'lives'} in {value}",
+                     kind, HOME, True, span=span)
+    if topic == "work":
+        return Draft(speaker, "WORKS_AT", value, f"{speaker} {'no longer works' if gone else 'works'} at {value}",
+                     kind, WORK, True, span=span)
+    if topic == "study":
+        return Draft(speaker, "STUDIES_AT", value,
+                     f"{speaker} {'no longer studies' if gone else 'studies'} at {value}", kind, WORK, True, span=span)
+    if topic == "partner":
+        married = _MARRIED.search(text) is not None
+        predicate = "MARRIED_TO" if married else "PARTNER_OF"
+        said = f"is no longer {'married to' if married else 'with'}" if gone else (
+            "is married to" if married else "is in a relationship with")
+        return Draft(speaker, predicate, value, f"{speaker} {said} {value}", kind, FAMILY, True, span=span)
+    if topic == "pet":
+        species = objects.pet_species(text) or "pet"
+        said = f"no longer has the {species} {value}" if gone else f"has a {species} named {value}"
+        return Draft(speaker, "HAS_PET", value, f"{speaker} {said}", kind, PET, True, f"PET:{species}", span=span)
+    if topic == "possession":
+        return Draft(speaker, "OWNS", value, f"{speaker} {'no longer owns' if gone else 'owns'} {value}", kind, OWN,
+                     span=span)
+    if topic == "hobby":
+        if kind == "event":
+            return Draft(speaker, "STARTED", value, f"{speaker} took up {value}", "event", LIKE, span=span)
+        return Draft(speaker, "LIKES", value, f"{speaker} {'no longer enjoys' if gone else 'enjoys'} {value}",
+                     kind, LIKE, True, f"PREF:{value.lower()}", span=span)
+    if topic == "favourite":
+        m = _FAVOURITE_OF.search(text)
+        cat = m[1].lower() if m else "thing"
+        said = f"{value} is no longer {speaker}'s favourite {cat}" if gone else f"{speaker}'s favourite {cat} is {value}"
+        return Draft(speaker, "LIKES", value, said, kind, LIKE, True, f"FAVORITE:{cat}" if m else f"PREF:{value.lower()}",
+                     span=span)
+    return Draft(speaker, "DIET", value, f"{speaker} is {'no longer ' if gone else ''}{value}", kind, HEALTH, True,
+                 "DIET", span=span)
+
+
+def _named(text: str, topic: str) -> list[objects.Value]:
+    found = objects.values(text, topic)
+    return [v for i, v in enumerate(found) if i == 0 or not _AFTER_OF.search(text[:v.start])]
+
+
+def drafts_for(text: str, reading: Reading, speaker: str) -> tuple[list[Draft], bool]:
+    """Drafts for one classified sentence, and whether its ending named no known value
+    (the graph then closes the one open fact of the slot, if there is exactly one)."""
+    topic, kind = reading.topic, reading.kind
+    if topic not in PREDICATES:
+        return [], False
+    found = _named(text, topic)
+    if kind == "holds":
+        if not found:
+            return [], False
+        value = next((v for v in found if _IN_PREP.search(text[:v.start])), found[0])
+        return [_draft(topic, "state", value.name, text, speaker, value.start + len(value.name))], False
+    if kind == "ends" and len(found) < 2:  # an ending that names two values of the slot is a change
+        if not found:
+            return [_draft(topic, "end", _NO_VALUE[topic], text, speaker, len(text))], True
+        v = found[0]
+        return [_draft(topic, "end", v.name, text, speaker, v.start + len(v.name))], True
+    if not found:
+        return [], False
+    old, new = objects.swap_order(text, found) if len(found) > 1 else ([], found[0])
+    ends = [_draft(topic, "end", v.name, text, speaker, v.start + len(v.name)) for v in old]
+    start = _draft(topic, "event" if topic == "hobby" else "state", new.name, text, speaker,
+                   new.start + len(new.name))
+    return ends + [start], False
+
+
+def facts_for(turn: TurnContext, text: str, reading: Reading, ruled: Extraction) -> list[ExtractedFact]:
+    """The facts one sure reading adds to `ruled`'s: none the rules already state for
+    this sentence, and no new value of a slot the rules gave a value in it."""
+    speaker = " ".join(turn.speaker.split()) or "The speaker"
+    drafts, any_value = drafts_for(with_subject(text), reading, speaker)
+    low = text.casefold()
+    said = [f for f in ruled.facts if f.object.casefold() in low and not f.closes_only]
+    stated = {f.predicate for f in said if f.valid_at is not None}
+    drafts = [d for d in drafts if not any(f.predicate == d.predicate and f.object.casefold() == d.object.casefold()
+                                           for f in said) and not (d.kind != "end" and d.predicate in stated)]
+    if not drafts:
+        return []
+    session = turn.session_time
+    session = session.replace(tzinfo=UTC) if session.tzinfo is None else session.astimezone(UTC)
+    made: list[ExtractedFact] = []
+    add_group(drafts, Sentence(with_subject(text), speaker), session, made, {})
+    sure = round(min(0.8, reading.topic_p), 2)
+    return [f.model_copy(update={"confidence": sure, "closes_only": f.invalid_at is not None and f.valid_at is None,
+                                 "ends_any": any_value and f.invalid_at is not None and f.valid_at is None})
+            for f in made]
+
+
+class Reader:
+    """Adds the learned reading to the rules' extractions of one session.
+
+    :param embed: texts -> unit rows, the memory's own embedder (MiniLM);
+        None loads the default one on first use.
+    """
+
+    def __init__(self, embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+                 model: SentenceClassifier | None = None) -> None:
+        self._embed = embed
+        self._model = model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self._embed is None:
+            from graphmem.embedding.embedder import default_embedder
+
+            self._embed = default_embedder().embed
+        return np.asarray(self._embed(list(texts)), dtype=np.float32)
+
+    @property
+    def model(self) -> SentenceClassifier:
+        if self._model is None:
+            self._model = shipped()
+        return self._model
+
+    def add(self, turns: Sequence[TurnContext], ruled: Sequence[Extraction]) -> list[Extraction]:
+        found = [Candidate(i, text) for i, (turn, x) in enumerate(zip(turns, ruled)) for text in candidates(turn, x)]
+        found = found[:MAX_PER_SESSION]
+        if not found:
+            return list(ruled)
+        readings = self.model.read(self.embed([c.text for c in found]))
+        out = list(ruled)
+        for c, reading in zip(found, readings):
+            if not self.model.sure(reading):
+                continue
+            new = facts_for(turns[c.turn], c.text, reading, out[c.turn])
+            if new:
+                out[c.turn] = out[c.turn].model_copy(update={"facts": [*out[c.turn].facts, *new]})
+        return out
