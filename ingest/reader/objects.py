@@ -28,7 +28,7 @@ from graphmem.ingest.rules.hobbies import HOBBY_NOUNS, activity_name
 from graphmem.ingest.rules.pets import PETS
 from graphmem.ingest.rules.text import LIGHT_GERUNDS, UNSURE_END
 
-__all__ = ["ACTIVITIES", "Value", "values", "swap_order", "pet_species", "NAMED_TOPICS"]
+__all__ = ["ACTIVITIES", "COMMON_ACTIVITIES", "Value", "values", "swap_order", "pet_species", "NAMED_TOPICS"]
 
 NAMED_TOPICS = frozenset({"residence", "work", "study", "partner", "pet", "favourite"})
 
@@ -56,12 +56,15 @@ _NOT_ACTIVITY = LIGHT_GERUNDS | frozenset(
     "keeping staying settling coming starting stopping quitting finishing amazing interesting boring exciting "
     "relaxing amazing annoying ongoing incoming upcoming darling pudding during".split())
 _MORE_ACTIVITIES = frozenset("""
-knitting crochet embroidery sewing quilting baking cooking gardening painting drawing sketching hiking running
+knitting crochet crocheting embroidery sewing quilting baking cooking gardening painting drawing sketching hiking running
+reading writing gaming camping volunteering photography
 jogging cycling swimming surfing skiing snowboarding climbing bouldering kayaking canoeing rowing sailing
 diving fishing hunting birdwatching woodworking calligraphy origami dance dancing singing skating rollerblading
 weightlifting lifting triathlon marathons marathon karaoke chess poker bridge scrabble sudoku crosswords
 """.split()) | HOBBY_NOUNS
 ACTIVITIES = _MORE_ACTIVITIES
+# activities so common in chat that they are no cue to embed a sentence for ("I was writing an email")
+COMMON_ACTIVITIES = frozenset("reading writing gaming cooking running dance dancing".split())
 _THING = re.compile(r"\b(?:a|an|my|our|the|his|her)\s+((?:[\w-]+\s+){0,2}?[\w-]+)(?=\s*(?:[,.;:!?]|$|'s\b|\s+(?:"
                     r"and|but|for|with|to|from|at|in|on|got|is|was|that|which|because|since|last|this|yesterday|"
                     r"today|now|again|anymore|died|broke|gone)\b))", re.IGNORECASE)
@@ -71,8 +74,11 @@ _OVERTAKE = re.compile(r"\b(?:overt(?:ook|aken|akes)|replaced|replaces|took\s+ov
                        r"dethroned|edged\s+out|knocked|displaced|usurped|supplanted)\b", re.IGNORECASE)
 # the new value of a change follows "to", "for", "with", "into", "now": "switched to a pescatarian diet"
 _NEW_MARK = re.compile(r"\b(?:to|into|for|with|now)\s+(?:(?:a|an|the|my|our)\s+)?(?:[\w-]+\s+)?$", re.IGNORECASE)
+_VOCATIVE = re.compile(r"\s*[,!]")
+_AS_A = re.compile(r"\bas\s+(?:an?\s+)?$", re.IGNORECASE)
+_PLACE_BEFORE = re.compile(r"\b(?:in|from|to|at|near|back\s+in|of)\s+$", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:I|i|we|We|my|My|our|Our|me)\b")
-_DIET_WORDS = tuple(sorted(set(DIETS) | {"low-carb", "mediterranean", "carnivore", "vegetarianism", "veganism"},
+DIET_WORDS = _DIET_WORDS = tuple(sorted(set(DIETS) | {"low-carb", "mediterranean", "carnivore", "vegetarianism", "veganism"},
                            key=len, reverse=True))
 _DIET = re.compile(r"\b(" + "|".join(re.escape(d) for d in _DIET_WORDS) + r")\b", re.IGNORECASE)
 _NOT_A_NAME = frozenset(w.capitalize() for w in RELATIONS) | frozenset(
@@ -91,6 +97,10 @@ def _names(text: str) -> list[Value]:
                 continue
             if first.lower().endswith(("ing", "ed")) and " " not in name:
                 continue
+        if _VOCATIVE.match(text, m.end()) and len(text[:m.start()].split()) <= 2:
+            continue  # "Thanks, Nate!", "Nate, after ...": the listener, not a value
+        if _AS_A.search(text, max(0, m.start() - 10), m.start()):
+            continue  # "a new job as a Financial Analyst": a role, not a name
         out.append(Value(name, m.start()))
     return out
 
@@ -120,12 +130,19 @@ def _things(text: str) -> list[Value]:
     return out
 
 
+_GERUND_SUBJECT = re.compile(r"^([A-Z][a-z]{2,}ing)(?='s\b|\s+(?:is|was|has|keeps|helps|gives|makes)\b)")
+
+
 def _activities(text: str) -> list[Value]:
+    """Known activities anywhere; any other -ing word only as the sentence's subject
+    ("Whittling is how I relax"): "I love experimenting" names no hobby."""
     out = []
     for m in re.finditer(r"\b[\w-]+\b", text):
-        word = m[0].lower()
-        if word in _MORE_ACTIVITIES or (_ING.fullmatch(word) and word not in _NOT_ACTIVITY):
-            out.append(Value(activity_name(word), m.start()))
+        if m[0].lower() in _MORE_ACTIVITIES:
+            out.append(Value(activity_name(m[0].lower()), m.start()))
+    subject = _GERUND_SUBJECT.match(text)
+    if subject and subject[1].lower() not in _NOT_ACTIVITY and not out:
+        out.append(Value(subject[1].lower(), 0))
     return out
 
 
@@ -136,7 +153,7 @@ def _diets(text: str) -> list[Value]:
 def values(text: str, topic: str) -> list[Value]:
     """The slot values `text` names for `topic`, in sentence order, each once."""
     if topic in ("partner", "pet"):
-        found = _called(text) or _names(text)
+        found = _called(text) or [v for v in _names(text) if not _PLACE_BEFORE.search(text, max(0, v.start - 12), v.start)]
         found = [v for v in found if " " not in v.name or topic == "partner"]
     elif topic in ("residence", "work", "study"):
         found = _names(text)

@@ -34,6 +34,10 @@ __all__ = ["Reader", "candidates", "facts_for"]
 
 MAX_PER_TURN = 3
 MAX_PER_SESSION = 32
+# an ending that names no value closes whatever single fact is open: only when the reading is very sure
+NO_VALUE_SURE = 0.8
+# an ending or a change with one value: the kind must be this sure too (holds/ends/new is the weaker head)
+KIND_SURE = 0.75
 
 # predicates each topic writes; the rules reading a sentence for one of them means the reader stays out
 PREDICATES = {"residence": ("LIVES_IN", "MOVED_TO", "MOVED_FROM"), "work": ("WORKS_AT", "LEFT_JOB"),
@@ -55,28 +59,28 @@ _CHANGE = re.compile(r"\b(?:over|ended?|ending|out|off|gone|died|passed|stolen|s
                      r"farewell)\b", re.IGNORECASE)
 # topic cue words, broad on purpose: the classifier decides, this only keeps small talk from being embedded
 _CUE = re.compile(
-    r"\b(?:live[ds]?|living|home|house|flat|apartment|condo|place|moved?|moving|rent\w*|city|town|based|settled|"
-    r"job|work\w*|employ\w*|hired|company|boss|office|quit|laid|fired|retire\w*|resign\w*|role|position|career|"
-    r"shift|notice|redundan\w*|promot\w*|stepped|"
-    r"stud\w*|school|college|uni|university|degree|class(?:es)?|enrol+\w*|graduat\w*|student|course|program\w*|"
-    r"drop(?:ped)?|phd|masters?|"
-    r"dat(?:e|ing)|boyfriend|girlfriend|partner|husband|wife|married|marriage|divorc\w*|engaged|broke|split|"
-    r"relationship|single|seeing|together|separated|ex|"
-    r"pets?|dog|cat|pup\w*|kitten|adopt\w*|rehom\w*|vet|died|passed|"
-    r"car|bike|phone|laptop|bought|sold|owns?|drive|ride|stolen|nicked|traded|upgraded|"
-    r"hobby|hobbies|into|enjoy\w*|love|play\w*|fan|favou?rite|fave|obsessed|hooked|took|gave|stopped|"
-    r"unwind|relax\w*|been\s+\w+ing|hobby|" + "|".join(sorted(objects.ACTIVITIES)) + "|"
-    r"diet|eat\w*|meat|vegan|vegetarian|pescatarian|keto|paleo|"
-    r"swapped|switched|replaced|changed|now|anymore|longer|new|left|end|ended|over|done|gone|out|goodbye|"
-    r"called|named)\b",
+    r"\b(?:live[ds]?|living|home|house|flat|apartment|condo|moved?|moving|rent\w*|based|settled|"
+    r"job|work(?:s|ed)?|employ\w*|hired|company|boss|quit|laid|fired|retire\w*|resign\w*|role|position|career|"
+    r"redundan\w*|stepped|"
+    r"stud(?:y|ies|ying)|school|college|uni|university|degree|enrol+\w*|graduat\w*|student|course|phd|masters?|"
+    r"dating|boyfriend|girlfriend|partner|husband|wife|married|marriage|divorc\w*|engaged|broke\s+up|split|"
+    r"relationship|single|separated|"
+    r"pets?|dog|cat|pup\w*|kitten|adopt\w*|rehom\w*|died|passed\s+away|"
+    r"car|bike|phone|laptop|bought|sold|owns?|drive|stolen|traded|upgraded|"
+    r"hobby|hobbies|fan|favou?rite|fave|obsessed|hooked|took\s+up|gave\s+up|stopped|unwind|"
+    r"diet|meat|" + "|".join(objects.DIET_WORDS) + "|" + "|".join(sorted(objects.ACTIVITIES - objects.COMMON_ACTIVITIES)) + "|"
+    r"swapped|switched|replaced|anymore|any\s+more|no\s+longer|left|ended|end|goodbye|farewell|"
+    r"[a-z]+ed\s+out|going\s+out|called|named)\b",
     re.IGNORECASE)
-_HEDGE = re.compile(r"\b(?:if|wish|would|could|might|should|maybe|perhaps|someday|considering|wondering|"
+_HEDGE = re.compile(r"\b(?:(?:I|we)\s+used\s+to|if|wish|would|could|might|should|maybe|perhaps|someday|considering|wondering|"
                     r"hoping|hope|plan(?:ning)?\s+to|going\s+to|gonna|want\s+to|wanna|thinking\s+(?:about|of))\b|'d\b",
                     re.IGNORECASE)
 _SOMEONE_ELSE = re.compile(
     r"^(?:(?:my|our)\s+(?:\w+\s+)?(?:sister|brother|mom|mum|mother|dad|father|parents?|friend|friends|boss|"
     r"colleague|coworker|neighbou?r|son|daughter|kids?|cousin|aunt|uncle|grandma|grandpa|roommate|flatmate)s?\b"
     r"|he\b|she\b|they\b|his\b|her\b|their\b|you\b|your\b)", re.IGNORECASE)
+# a sentence that speaks to or about the listener is not the speaker's news: "I love that you chose pottery"
+_TO_YOU = re.compile(r"\b(?:you|your|yours|you're|you've|u|ur)\b", re.IGNORECASE)
 _MARRIED = re.compile(r"\b(?:married|marriage|husband|wife|spouse|divorc\w*|wedding)\b", re.IGNORECASE)
 _FAVOURITE_OF = re.compile(r"\bfavou?rite\s+([a-z]+)", re.IGNORECASE)
 _IN_PREP = re.compile(r"\b(?:in|at|for|with|to|from|called|named)\s+$", re.IGNORECASE)
@@ -103,7 +107,7 @@ def candidates(turn: TurnContext, ruled: Extraction) -> list[str]:
     for text in split_sentences(turn.text.translate(APOSTROPHES)):
         if text.endswith("?") or len(text) > 300 or not _about_speaker(text) or not _CUE.search(text):
             continue
-        if _HEDGE.search(text) or _SOMEONE_ELSE.match(text):
+        if _HEDGE.search(text) or _SOMEONE_ELSE.match(text) or _TO_YOU.search(text):
             continue
         out.append(text)
         if len(out) == MAX_PER_TURN:
@@ -157,13 +161,17 @@ def _named(text: str, topic: str) -> list[objects.Value]:
     return [v for i, v in enumerate(found) if i == 0 or not _AFTER_OF.search(text[:v.start])]
 
 
-def drafts_for(text: str, reading: Reading, speaker: str) -> tuple[list[Draft], bool]:
+def drafts_for(text: str, reading: Reading, speaker: str, others: frozenset[str] = frozenset()
+               ) -> tuple[list[Draft], bool]:
     """Drafts for one classified sentence, and whether its ending named no known value
-    (the graph then closes the one open fact of the slot, if there is exactly one)."""
+    (the graph then closes the one open fact of the slot, if there is exactly one).
+    `others`: names of the people in the conversation, never a slot's value."""
     topic, kind = reading.topic, reading.kind
     if topic not in PREDICATES:
         return [], False
-    found = _named(text, topic)
+    found = [v for v in _named(text, topic) if v.name.casefold() not in others]
+    if kind != "holds" and len(found) < 2 and reading.kind_p < KIND_SURE:
+        return [], False
     if kind == "holds":
         if not found:
             return [], False
@@ -171,6 +179,8 @@ def drafts_for(text: str, reading: Reading, speaker: str) -> tuple[list[Draft], 
         return [_draft(topic, "state", value.name, text, speaker, value.start + len(value.name))], False
     if kind == "ends" and len(found) < 2:  # an ending that names two values of the slot is a change
         if not found:
+            if min(reading.topic_p, reading.kind_p) < NO_VALUE_SURE:
+                return [], False
             return [_draft(topic, "end", _NO_VALUE[topic], text, speaker, len(text))], True
         v = found[0]
         return [_draft(topic, "end", v.name, text, speaker, v.start + len(v.name))], True
@@ -183,11 +193,20 @@ def drafts_for(text: str, reading: Reading, speaker: str) -> tuple[list[Draft], 
     return ends + [start], False
 
 
+_SAID_BY = re.compile(r"^([^:\n]{1,40}):")
+
+
+def _people(turn: TurnContext) -> frozenset[str]:
+    """The speakers of the session so far ("Caroline: ..." in `previous`), first names too."""
+    names = {turn.speaker, *(m[1] for line in turn.previous if (m := _SAID_BY.match(line)))}
+    return frozenset(n.casefold() for name in names for n in (name.strip(), name.strip().split()[0] if name.strip() else ""))
+
+
 def facts_for(turn: TurnContext, text: str, reading: Reading, ruled: Extraction) -> list[ExtractedFact]:
     """The facts one sure reading adds to `ruled`'s: none the rules already state for
     this sentence, and no new value of a slot the rules gave a value in it."""
     speaker = " ".join(turn.speaker.split()) or "The speaker"
-    drafts, any_value = drafts_for(with_subject(text), reading, speaker)
+    drafts, any_value = drafts_for(with_subject(text), reading, speaker, _people(turn))
     low = text.casefold()
     said = [f for f in ruled.facts if f.object.casefold() in low and not f.closes_only]
     stated = {f.predicate for f in said if f.valid_at is not None}
