@@ -36,7 +36,8 @@ MAX_PER_TURN = 3
 MAX_PER_SESSION = 32
 # an ending that names no value closes whatever single fact is open: only when the reading is very sure
 NO_VALUE_SURE = 0.8
-# an ending or a change with one value: the kind must be this sure too (holds/ends/new is the weaker head)
+# a change with one value must be this sure to start (STARTED) rather than hold; an ending with at most
+# one value needs a word that ends things (`_ENDING`) and a kind at least even odds
 KIND_SURE = 0.75
 
 # predicates each topic writes; the rules reading a sentence for one of them means the reader stays out
@@ -81,6 +82,11 @@ _SOMEONE_ELSE = re.compile(
     r"|he\b|she\b|they\b|his\b|her\b|their\b|you\b|your\b)", re.IGNORECASE)
 # a sentence that speaks to or about the listener is not the speaker's news: "I love that you chose pottery"
 _TO_YOU = re.compile(r"\b(?:you|your|yours|you're|you've|u|ur)\b", re.IGNORECASE)
+# words that end things, across topics: an ending the kind head is only fairly sure of needs one
+_ENDING = re.compile(r"\b(?:left|leaving|quit|quitting|ended|end|over|done|divorc\w*|split|broke\s+up|died|passed|"
+                     r"sold|stolen|gave\s+up|given\s+up|stopped|no\s+longer|anymore|any\s+more|finished|dropped|"
+                     r"lost|rehomed|goodbye|farewell|behind|retired|fired|laid\s+off|let\s+go|resigned|moved\s+out|"
+                     r"gone|separated|single)\b", re.IGNORECASE)
 _MARRIED = re.compile(r"\b(?:married|marriage|husband|wife|spouse|divorc\w*|wedding)\b", re.IGNORECASE)
 _FAVOURITE_OF = re.compile(r"\bfavou?rite\s+([a-z]+)", re.IGNORECASE)
 _IN_PREP = re.compile(r"\b(?:in|at|for|with|to|from|called|named)\s+$", re.IGNORECASE)
@@ -170,8 +176,13 @@ def drafts_for(text: str, reading: Reading, speaker: str, others: frozenset[str]
     if topic not in PREDICATES:
         return [], False
     found = [v for v in _named(text, topic) if v.name.casefold() not in others]
-    if kind != "holds" and len(found) < 2 and reading.kind_p < KIND_SURE:
-        return [], False
+    if kind == "ends" and len(found) < 2:
+        if _ENDING.search(text) is None:
+            kind = "holds"  # no word that ends anything: the sentence states its value
+        elif reading.kind_p < 0.5:
+            return [], False
+    elif kind == "new" and len(found) < 2 and reading.kind_p < KIND_SURE:
+        kind = "holds"  # one new value said unsurely is still that value now: single-valued slots supersede
     if kind == "holds":
         if not found:
             return [], False
