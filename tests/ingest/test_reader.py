@@ -163,10 +163,11 @@ def test_a_change_the_rules_do_not_know_moves_the_value(tmp_path):
         assert ("LIVES_IN", "Kampala") in now and ("LIVES_IN", "Nairobi") not in now
 
 
-def test_questions_and_hypotheticals_store_no_fact(tmp_path):
-    with Memory(data_dir=tmp_path) as mem:
-        mem.write("u", [{"speaker": "user", "content": " ".join(ABSTAIN)}], "2022-01-10")
-        assert [f for f in mem.facts("u") if f.subject == "user"] == []  # "My brother Jonas works at Ikea" is his
+def test_questions_hypotheticals_and_others_news_add_no_fact_to_the_rules():
+    from graphmem.ingest.rules import RuleExtractor
+
+    turns = [TurnContext(text=t, speaker="Ana", session_time=datetime(2024, 5, 1, tzinfo=UTC)) for t in ABSTAIN]
+    assert RuleExtractor().extract(turns) == RuleExtractor(learned=False).extract(turns)
 
 
 def test_the_rule_extractor_can_run_without_the_reader():
