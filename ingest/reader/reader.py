@@ -85,8 +85,16 @@ _TO_YOU = re.compile(r"\b(?:you|your|yours|you're|you've|u|ur)\b", re.IGNORECASE
 # words that end things, across topics: an ending the kind head is only fairly sure of needs one
 _ENDING = re.compile(r"\b(?:left|leaving|quit|quitting|ended|end|over|done|divorc\w*|split|broke\s+up|died|passed|"
                      r"sold|stolen|gave\s+up|given\s+up|stopped|no\s+longer|anymore|any\s+more|finished|dropped|"
-                     r"lost|rehomed|goodbye|farewell|behind|retired|fired|laid\s+off|let\s+go|resigned|moved\s+out|"
+                     r"lost|rehom\w*|goodbye|farewell|behind|retired|fired|laid\s+off|let\s+go|resigned|moved\s+out|"
                      r"gone|separated|single)\b", re.IGNORECASE)
+# a change of value: an ending word or one of these ("swapped X for Y", "since May I've been at Y")
+_CHANGE_WORD = re.compile(r"\b(?:swapped|switched|replaced|traded|instead|now|moved|overt\w+|enrolled|joined|"
+                          r"started|since|took|bought|got|adopted|new|rehom\w*|upgraded|transferred)\b", re.IGNORECASE)
+# a negated statement asserts nothing ("I've never been fishing"); only an ending may be negated
+# ("I don't live in Oslo anymore")
+_NEGATED = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\bbut\b")
+_STILL_ENDING = re.compile(r"\b(?:anymore|any\s+more|no\s+longer|no\s+more)\b", re.IGNORECASE)
 _MARRIED = re.compile(r"\b(?:married|marriage|husband|wife|spouse|divorc\w*|wedding)\b", re.IGNORECASE)
 _FAVOURITE_OF = re.compile(r"\bfavou?rite\s+([a-z]+)", re.IGNORECASE)
 _IN_PREP = re.compile(r"\b(?:in|at|for|with|to|from|called|named)\s+$", re.IGNORECASE)
@@ -167,6 +175,14 @@ def _named(text: str, topic: str) -> list[objects.Value]:
     return [v for i, v in enumerate(found) if i == 0 or not _AFTER_OF.search(text[:v.start])]
 
 
+def _clause_of(text: str, found: list[objects.Value]) -> str:
+    """From the clause break before the first value to the last value (the whole sentence without one)."""
+    if not found:
+        return text
+    start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, found[0].start)), default=0)
+    return text[start:found[-1].start + len(found[-1].name)]
+
+
 def drafts_for(text: str, reading: Reading, speaker: str, others: frozenset[str] = frozenset()
                ) -> tuple[list[Draft], bool]:
     """Drafts for one classified sentence, and whether its ending named no known value
@@ -176,6 +192,10 @@ def drafts_for(text: str, reading: Reading, speaker: str, others: frozenset[str]
     if topic not in PREDICATES:
         return [], False
     found = [v for v in _named(text, topic) if v.name.casefold() not in others]
+    if _NEGATED.search(_clause_of(text, found)) and not (kind == "ends" and _STILL_ENDING.search(text)):
+        return [], False
+    if kind != "holds" and len(found) >= 2 and not (_ENDING.search(text) or _CHANGE_WORD.search(text)):
+        kind = "holds"  # two values and no word of change: a list ("painting and pottery"), not a swap
     if kind == "ends" and len(found) < 2:
         if _ENDING.search(text) is None:
             kind = "holds"  # no word that ends anything: the sentence states its value
@@ -204,6 +224,12 @@ def drafts_for(text: str, reading: Reading, speaker: str, others: frozenset[str]
     return ends + [start], False
 
 
+def _overlap(a: str, b: str) -> bool:
+    """One names the other: "Dell" and "Dell laptop" are the same value said twice."""
+    a, b = a.casefold(), b.casefold()
+    return a in b or b in a
+
+
 _SAID_BY = re.compile(r"^([^:\n]{1,40}):")
 
 
@@ -214,15 +240,15 @@ def _people(turn: TurnContext) -> frozenset[str]:
 
 
 def facts_for(turn: TurnContext, text: str, reading: Reading, ruled: Extraction) -> list[ExtractedFact]:
-    """The facts one sure reading adds to `ruled`'s: none the rules already state for
-    this sentence, and no new value of a slot the rules gave a value in it."""
+    """The facts one sure reading adds to `ruled`'s: none about a value the rules already
+    read in this sentence, and no new value of a slot the rules gave a value in it."""
     speaker = " ".join(turn.speaker.split()) or "The speaker"
     drafts, any_value = drafts_for(with_subject(text), reading, speaker, _people(turn))
     low = text.casefold()
     said = [f for f in ruled.facts if f.object.casefold() in low and not f.closes_only]
     stated = {f.predicate for f in said if f.valid_at is not None}
-    drafts = [d for d in drafts if not any(f.predicate == d.predicate and f.object.casefold() == d.object.casefold()
-                                           for f in said) and not (d.kind != "end" and d.predicate in stated)]
+    drafts = [d for d in drafts if not any(f.predicate in _ALL_PREDICATES and _overlap(f.object, d.object) for f in said)
+              and not (d.kind != "end" and d.predicate in stated)]
     if not drafts:
         return []
     session = turn.session_time
