@@ -36,6 +36,10 @@ MAX_PER_TURN = 3
 MAX_PER_SESSION = 32
 # an ending that names no value closes whatever single fact is open: only when the reading is very sure
 NO_VALUE_SURE = 0.8
+# an ending closes what was said before, so its topic must be surer than a statement's
+ENDING_SURE = 0.8
+# the rules read a value of the slot in the sentence: the reader may still end another, when this sure
+BESIDE_RULES_SURE = 0.8
 # a change with one value must be this sure to start (STARTED) rather than hold; an ending with at most
 # one value needs a word that ends things (`_ENDING`) and a kind at least even odds
 KIND_SURE = 0.75
@@ -176,11 +180,12 @@ def _named(text: str, topic: str) -> list[objects.Value]:
 
 
 def _clause_of(text: str, found: list[objects.Value]) -> str:
-    """From the clause break before the first value to the last value (the whole sentence without one)."""
+    """The clause(s) holding the values: from the break before the first to the break after the last."""
     if not found:
         return text
     start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, found[0].start)), default=0)
-    return text[start:found[-1].start + len(found[-1].name)]
+    after = _CLAUSE_BREAK.search(text, found[-1].start + len(found[-1].name))
+    return text[start:after.start() if after else len(text)]
 
 
 def drafts_for(text: str, reading: Reading, speaker: str, others: frozenset[str] = frozenset()
@@ -199,7 +204,7 @@ def drafts_for(text: str, reading: Reading, speaker: str, others: frozenset[str]
     if kind == "ends" and len(found) < 2:
         if _ENDING.search(text) is None:
             kind = "holds"  # no word that ends anything: the sentence states its value
-        elif reading.kind_p < 0.5:
+        elif reading.kind_p < 0.5 or reading.topic_p < ENDING_SURE:
             return [], False
     elif kind == "new" and len(found) < 2 and reading.kind_p < KIND_SURE:
         kind = "holds"  # one new value said unsurely is still that value now: single-valued slots supersede
@@ -247,8 +252,9 @@ def facts_for(turn: TurnContext, text: str, reading: Reading, ruled: Extraction)
     low = text.casefold()
     said = [f for f in ruled.facts if f.object.casefold() in low and not f.closes_only]
     stated = {f.predicate for f in said if f.valid_at is not None}
-    drafts = [d for d in drafts if not any(f.predicate in _ALL_PREDICATES and _overlap(f.object, d.object) for f in said)
-              and not (d.kind != "end" and d.predicate in stated)]
+    beside = reading.topic_p >= BESIDE_RULES_SURE  # an ending beside a value the rules read needs more certainty
+    drafts = [d for d in drafts if not any(_overlap(f.object, d.object) for f in said)
+              and not (d.predicate in stated and (d.kind != "end" or not beside))]
     if not drafts:
         return []
     session = turn.session_time
