@@ -90,7 +90,8 @@ def _names(text: str) -> list[Value]:
     for m in _NAME_RUN.finditer(text):
         name = m[0].strip()
         first = name.split()[0]
-        if first.lower() in STOP_NAMES or first in _NOT_A_NAME or first.rstrip("'s") in _NOT_A_NAME:
+        if first.lower() in STOP_NAMES or first in _NOT_A_NAME or first.rstrip("'s") in _NOT_A_NAME or (
+                first.lower() in PETS or first.lower()[:-1] in PETS):  # "Pets have a way ...", "Dogs are ..."
             continue
         if m.start() == 0 or text[:m.start()].strip() in ("", '"', "-"):
             if " " not in name and not _NAME_AFTER_START.match(text, m.end()):
