@@ -138,7 +138,7 @@ class Memory:
             )
         from graphmem.ingest.rules import RuleExtractor
 
-        return RuleExtractor()
+        return RuleExtractor(embed=lambda texts: self.embedder.embed(texts))
 
     @property
     def embedder(self) -> Embedder:

@@ -69,6 +69,8 @@ class ExtractedFact(BaseModel):
                               description="how sure the extractor is that the turn states this; shown on packet lines")
     closes_only: bool = Field(False, description="an ending kept only when it closes an open fact "
                                                  "(\"Rex died\" says nothing if no pet Rex is known)")
+    ends_any: bool = Field(False, description="an ending whose value matches no open fact closes the one open fact "
+                                              "of its slot, if there is exactly one (\"we finalised the divorce\")")
 
 
 class Extraction(BaseModel):

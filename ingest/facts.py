@@ -48,6 +48,7 @@ class PlannedFact:
     ignore: bool = False
     ends: bool = False  # "I don't live in Paris anymore": closes the open fact
     closes_only: bool = False  # an ending dropped when it closes nothing
+    ends_any: bool = False  # an ending that, matching nothing, closes the one open fact of its slot
     turn: str = ""  # the turn's text, for the write gate
     verdict: write_gate.GateVerdict | None = None
     object_name: str = ""  # the object as said, to find its clause in the turn
@@ -99,7 +100,10 @@ def ended_fact(rows: Sequence[dict], plan: PlannedFact) -> FactEdge | None:
     slot: "Rex died" knows no species), open before the end; the same object, else
     the one open fact whose object holds the ending's words whole ("gave up climbing"
     ends "rock climbing", "stopped hiking" ends "hiking in the mountains"), else the one
-    open fact of the slot the ending names ("our dog died" ends the dog Rex, ``PET:dog``)."""
+    open fact of the slot the ending names ("our dog died" ends the dog Rex, ``PET:dog``),
+    else, for an ending marked `ends_any` (the learned reader's, whose value may be
+    missing or said differently: "we finalised the divorce"), the one open fact of its
+    predicate and kin when there is exactly one."""
     end, target = plan.edge.invalid_at, plan.edge.target_node_uuid
     open_ = [(edge_, row) for row in rows
              if (edge_ := fact_repository.edge_from_row(row)).expired_at is None and edge_.invalid_at is None
@@ -108,15 +112,16 @@ def ended_fact(rows: Sequence[dict], plan: PlannedFact) -> FactEdge | None:
     if exact:
         return exact[0]
     said = _words(plan.object_name) if plan.object_name else ""
+    only = open_[0][0] if plan.ends_any and len(open_) == 1 else None
     if len(said.split()) == 0:
-        return None
+        return only
     holding = [e for e, row in open_ if e.name == plan.edge.name and said in _words(str(row.get("object") or ""))]
     if len(holding) == 1:
         return holding[0]
     # the ending names the slot's kind: "our dog died" ends the one open pet of the slot PET:dog
     kind = [e for e, _ in open_ if e.name == plan.edge.name and ":" in e.slot
             and _words(e.slot.split(":", 1)[1]) == said]
-    return kind[0] if len(kind) == 1 else None
+    return kind[0] if len(kind) == 1 else only
 
 
 def apply_ending(store: Store, user_id: str, plan: PlannedFact) -> Decided | None:

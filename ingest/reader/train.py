@@ -1,0 +1,23 @@
+"""`python -m graphmem.ingest.reader.train`: refit ``data/weights.npz`` from ``data/sentences.tsv``.
+
+Embeds the labelled sentences with the default MiniLM (fp32), fits both heads,
+calibrates the threshold and writes the weights with the data file's hash, so
+a test can tell when the shipped weights no longer match the sentences.
+"""
+
+from __future__ import annotations
+
+from graphmem.embedding.embedder import default_embedder
+from graphmem.ingest.reader import classifier, labelled
+
+
+def main() -> None:
+    rows = labelled.load()
+    vectors = default_embedder().embed([r.text for r in rows])
+    model = classifier.fit(rows, vectors, classifier.data_sha())
+    classifier.save(model)
+    print(f"{len(rows)} sentences, threshold {model.threshold:.2f} -> {classifier.WEIGHTS}")
+
+
+if __name__ == "__main__":
+    main()
