@@ -78,9 +78,9 @@ _VOCATIVE = re.compile(r"\s*[,!]")
 _AS_A = re.compile(r"\bas\s+(?:an?\s+)?$", re.IGNORECASE)
 _PLACE_BEFORE = re.compile(r"\b(?:in|from|to|at|near|back\s+in|of)\s+$", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:I|i|we|We|my|My|our|Our|me)\b")
-DIET_WORDS = _DIET_WORDS = tuple(sorted(set(DIETS) | {"low-carb", "mediterranean", "carnivore", "vegetarianism", "veganism"},
+DIET_WORDS = tuple(sorted(set(DIETS) | {"low-carb", "mediterranean", "carnivore", "vegetarianism", "veganism"},
                            key=len, reverse=True))
-_DIET = re.compile(r"\b(" + "|".join(re.escape(d) for d in _DIET_WORDS) + r")\b", re.IGNORECASE)
+_DIET = re.compile(r"\b(" + "|".join(re.escape(d) for d in DIET_WORDS) + r")\b", re.IGNORECASE)
 _NOT_A_NAME = frozenset(w.capitalize() for w in RELATIONS) | frozenset(
     "I I'm I've Mom Dad Mum God Christmas Easter Covid Lol Omg Ok Okay Uni College University School".split())
 

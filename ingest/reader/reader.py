@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC
 
 import numpy as np
 
@@ -26,7 +25,7 @@ from graphmem.ingest.reader import objects
 from graphmem.ingest.reader.classifier import Reading, SentenceClassifier, shipped
 from graphmem.ingest.rules.drafts import FAMILY, HEALTH, HOME, LIKE, OWN, PET, WORK, Draft, Sentence
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES
-from graphmem.ingest.rules.extractor import with_subject
+from graphmem.ingest.rules.extractor import session_utc, with_subject
 from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
 from graphmem.ingest.rules.timing import add_group
 
@@ -116,7 +115,7 @@ def _about_speaker(text: str) -> bool:
         _CHANGE.search(text) is not None)
 
 
-def candidates(turn: TurnContext, ruled: Extraction) -> list[str]:
+def candidates(turn: TurnContext) -> list[str]:
     """Sentences of `turn` worth embedding: a user's, first person (or a change said
     without a subject), a topic cue, not a question, hedge or someone else's news."""
     if " ".join(turn.speaker.split()).casefold() in ASSISTANT_ROLES:
@@ -248,7 +247,8 @@ def facts_for(turn: TurnContext, text: str, reading: Reading, ruled: Extraction)
     """The facts one sure reading adds to `ruled`'s: none about a value the rules already
     read in this sentence, and no new value of a slot the rules gave a value in it."""
     speaker = " ".join(turn.speaker.split()) or "The speaker"
-    drafts, any_value = drafts_for(with_subject(text), reading, speaker, _people(turn))
+    sentence = with_subject(text)
+    drafts, any_value = drafts_for(sentence, reading, speaker, _people(turn))
     low = text.casefold()
     said = [f for f in ruled.facts if f.object.casefold() in low and not f.closes_only]
     stated = {f.predicate for f in said if f.valid_at is not None}
@@ -257,10 +257,8 @@ def facts_for(turn: TurnContext, text: str, reading: Reading, ruled: Extraction)
               and not (d.predicate in stated and (d.kind != "end" or not beside))]
     if not drafts:
         return []
-    session = turn.session_time
-    session = session.replace(tzinfo=UTC) if session.tzinfo is None else session.astimezone(UTC)
     made: list[ExtractedFact] = []
-    add_group(drafts, Sentence(with_subject(text), speaker), session, made, {})
+    add_group(drafts, Sentence(sentence, speaker), session_utc(turn), made, {})
     sure = round(min(0.8, reading.topic_p), 2)
     return [f.model_copy(update={"confidence": sure, "closes_only": f.invalid_at is not None and f.valid_at is None,
                                  "ends_any": any_value and f.invalid_at is not None and f.valid_at is None})
@@ -293,7 +291,7 @@ class Reader:
         return self._model
 
     def add(self, turns: Sequence[TurnContext], ruled: Sequence[Extraction]) -> list[Extraction]:
-        found = [Candidate(i, text) for i, (turn, x) in enumerate(zip(turns, ruled)) for text in candidates(turn, x)]
+        found = [Candidate(i, text) for i, turn in enumerate(turns) for text in candidates(turn)]
         found = found[:MAX_PER_SESSION]
         if not found:
             return list(ruled)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from datetime import UTC
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -66,8 +66,7 @@ def extract_turn(turn: TurnContext) -> Extraction:
     """
     if not isinstance(turn, TurnContext):
         raise InvalidInput(f"expected a TurnContext, not {type(turn).__name__}")
-    session = turn.session_time
-    session = session.replace(tzinfo=UTC) if session.tzinfo is None else session.astimezone(UTC)  # naive = UTC
+    session = session_utc(turn)
     speaker = " ".join(turn.speaker.split()) or "The speaker"
     sentences = [Sentence(with_subject(text), speaker) for text in split_sentences(turn.text.translate(APOSTROPHES))]
     if speaker.casefold() in ASSISTANT_ROLES:
@@ -83,6 +82,12 @@ def extract_turn(turn: TurnContext) -> Extraction:
             add_group(drafts, sentence, session, facts, seen)
             pet = pets.last_unnamed(drafts, pet)
     return Extraction(entities=entities(sentences, facts, speaker), facts=facts)
+
+
+def session_utc(turn: TurnContext) -> datetime:
+    """The turn's session time as aware UTC (naive = UTC): what every draft is dated against."""
+    session = turn.session_time
+    return session.replace(tzinfo=UTC) if session.tzinfo is None else session.astimezone(UTC)
 
 
 # diary and chat drop the "I": "Got laid off from Contoso", "Just moved to Leeds", "Born in Sapporo"

@@ -81,12 +81,12 @@ def test_the_unseen_phrasings_are_mostly_sure(model, embed):
 @pytest.mark.parametrize("text", ABSTAIN)
 def test_questions_hypotheticals_and_others_news_are_never_candidates(text):
     turn = TurnContext(text=text, speaker="Ana", session_time=datetime(2024, 5, 1, tzinfo=UTC))
-    assert candidates(turn, Extraction()) == []
+    assert candidates(turn) == []
 
 
 def test_an_assistant_turn_is_never_read():
     turn = TurnContext(text="I moved to Oslo last year.", speaker="assistant", session_time=datetime(2024, 5, 1, tzinfo=UTC))
-    assert candidates(turn, Extraction()) == []
+    assert candidates(turn) == []
 
 
 @pytest.mark.parametrize("text,topic,expected", [
