@@ -1,6 +1,8 @@
 """The int8 ONNX MiniLM of the write path: exported offline from the packaged
 weights into the cache once, close to the fp32 vectors, and batch-independent."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -80,5 +82,39 @@ def test_thread_count_drops_to_one_for_queries_and_busy_machines():
 
     assert threads_for(1, load=0.0, cores=2) == 1  # a query
     assert threads_for(500, load=0.3, cores=2) == 2  # idle: every core
-    assert threads_for(500, load=2.0, cores=2) == 1  # every core already busy
+    assert threads_for(500, load=1.0, cores=2) == 1  # others hold every core but ours
+    assert threads_for(500, load=2.0, cores=8) == 8
     assert threads_for(500, load=0.0, cores=1) == 1
+
+
+def test_other_load_is_the_machine_less_this_process():
+    from graphmem.embedding.embedder import others_in_cores
+
+    assert others_in_cores(machine_busy=3.0, own=1.0, elapsed=2.0) == 1.0
+    assert others_in_cores(machine_busy=0.5, own=0.9, elapsed=1.0) == 0.0  # sampling skew, never negative
+    assert others_in_cores(machine_busy=1.0, own=0.0, elapsed=0.0) == 0.0
+
+
+def _spin(seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def test_other_load_leaves_out_this_process_and_sees_another():
+    """Our own busy core must not count as load (it made a 2-core ingest embed on one
+    thread), another process's must."""
+    import subprocess
+    import sys
+
+    from graphmem.embedding.embedder import OtherLoad
+
+    sample = OtherLoad(window=0.0)
+    sample()
+    _spin(1.5)
+    while_we_work = sample()
+    child = subprocess.Popen([sys.executable, "-c", "import time\nend = time.monotonic() + 1.5\nwhile time.monotonic() < end: pass"])
+    sample()
+    child.wait()
+    while_another_works = sample()
+    assert while_another_works - while_we_work >= 0.4

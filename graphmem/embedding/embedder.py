@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+import psutil
 
 from graphmem.schema.errors import ConfigError
 
@@ -100,20 +102,63 @@ SMALL_BATCH = 4
 
 
 def threads_for(texts: int, load: float | None = None, cores: int | None = None) -> int:
-    """Intra-op threads for embedding `texts` texts: 1 for a query, and 1 when the
-    machine's run queue already fills every core, else every core.
+    """Intra-op threads for embedding `texts` texts: 1 for a query, and 1 when other
+    processes already hold all the cores but ours, else every core.
 
-    Why: a thread pool synchronises at every operator, so when another process
-    holds one of the cores each barrier waits out a scheduler time slice. On the
-    2-core bench machine at load ~17, short fact texts (bench/store.py's) embedded at
-    20 texts/s with 2 torch threads and at 66-87 with 1 (2, 60 texts per CPU second;
-    1, ~220), which is the "54 texts/s" of `add_facts`; idle, 2 threads are faster.
+    `load` is the other processes' CPU use in cores (default: `other_load()`, which
+    leaves this process out). Why: a thread pool synchronises at every operator, so
+    when another process holds one of the cores each barrier waits out a scheduler
+    time slice. On the 2-core bench machine at load ~17, short fact texts
+    (bench/store.py's) embedded at 20 texts/s with 2 torch threads and at 66-87 with
+    1 (2, 60 texts per CPU second; 1, ~220); idle, 2 threads are faster.
     """
     if texts <= SMALL_BATCH:
         return 1
     cores = cores or os.cpu_count() or 1
-    load = os.getloadavg()[0] if load is None else load
-    return 1 if cores == 1 or load >= cores else cores
+    load = other_load() if load is None else load
+    return 1 if cores == 1 or load >= cores - 1 else cores
+
+
+class OtherLoad:
+    """The CPU the rest of the machine used lately, in cores: the whole machine's busy
+    time less this process's, over the last `window` seconds or more.
+
+    Why not the load average: it counts this process too. An ingest that embeds on
+    both cores of a 2-core machine keeps its own load average near 2 within a minute,
+    and the old rule (load >= cores: one thread) then halved its own embedding
+    throughput on an otherwise idle machine. The embedded FalkorDB server counts as
+    another process; it is idle while this process embeds.
+    """
+
+    def __init__(self, window: float = 1.0) -> None:
+        self.window = window
+        self._lock = threading.Lock()
+        self._last: tuple[float, float, float] | None = None
+        self._value = 0.0
+
+    def __call__(self) -> float:
+        with self._lock:
+            now = time.monotonic()
+            if self._last is not None and now - self._last[0] < self.window:
+                return self._value
+            machine = psutil.cpu_times()
+            busy = sum(machine) - machine.idle - getattr(machine, "iowait", 0.0)
+            mine = psutil.Process().cpu_times()
+            own = mine.user + mine.system
+            if self._last is not None:
+                self._value = others_in_cores(busy - self._last[1], own - self._last[2], now - self._last[0])
+            else:  # first call: the one-minute load average, less this process (one core at most)
+                self._value = max(0.0, os.getloadavg()[0] - 1.0)
+            self._last = (now, busy, own)
+            return self._value
+
+
+def others_in_cores(machine_busy: float, own: float, elapsed: float) -> float:
+    """Other processes' CPU seconds per second over `elapsed` seconds, never below 0."""
+    return max(0.0, machine_busy - own) / elapsed if elapsed > 0 else 0.0
+
+
+other_load = OtherLoad()
 
 
 @contextmanager
