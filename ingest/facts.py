@@ -86,8 +86,10 @@ def candidates_for(store: Store, user_id: str, plan: PlannedFact) -> list[tuple[
     return list(seen.items())
 
 
-# an ending of one of these closes the open fact of any of them: "Tom and I split up" ends a marriage too
-_ENDING_KIN = {"PARTNER_OF": ("PARTNER_OF", "MARRIED_TO"), "MARRIED_TO": ("MARRIED_TO", "PARTNER_OF")}
+# an ending of one of these closes the open fact of any of them: "Tom and I split up" ends a marriage too,
+# "I lost interest in photography" ends "I got into photography" (a STARTED the rules read as the hobby)
+_ENDING_KIN = {"PARTNER_OF": ("PARTNER_OF", "MARRIED_TO"), "MARRIED_TO": ("MARRIED_TO", "PARTNER_OF"),
+               "LIKES": ("LIKES", "STARTED")}
 _ARTICLE = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their)\s+)+")
 
 
