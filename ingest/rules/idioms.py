@@ -284,7 +284,7 @@ FAV_OVERTAKEN = (
 FAV_ENDED = (
     rf"(?:^|[,;:]\s+|\b(?:honestly|but|so|and|now|though)\s+){_FAV_THING.format('old')}\s+(?:isn't|is\s+not|is\s+no\s+longer|"
     rf"aren't|are\s+not|are\s+no\s+longer|'s\s+no\s+longer|'s\s+not)\s+(?:really\s+)?(?:my|our)\s+(?:all-time\s+)?favou?rite"
-    rf"(?:\s+(?P<cat>[a-z-]+))?\s*(?P<anymore>anymore|any\s+more|now|these\s+days)?"
+    rf"(?:\s+(?!anymore\b|any\s+more\b|now\b|these\s+days\b)(?P<cat>[a-z-]+))?\s*(?P<anymore>anymore|any\s+more|now|these\s+days)?"
     rf"|\bused\s+to\s+(?:say|think|tell\s+people)\s+(?:that\s+)?{_FAV_THING.format('old2')}\s+(?:was|were)\s+(?:my|our)\s+"
     rf"(?:all-time\s+)?favou?rite"
     rf"|{_FAV_THING.format('old3')}\s+(?:used\s+to\s+be|was|were)\s+(?:my|our)\s+(?:all-time\s+|old\s+)?favou?rite(?:\s+(?P<cat3>[a-z-]+))?"
@@ -359,7 +359,8 @@ def work_ended_by(m: re.Match[str], s: Sentence) -> list[Draft]:
 def _begins(predicate: str, importance: float, verb: str):
     def handle(m: re.Match[str], s: Sentence) -> list[Draft]:
         piece = _proper(s, m.end())
-        if piece is None or about_someone_else(s, m.start()):
+        moved_us = re.search(r"\b(?:us|me)\s", m[0]) is not None  # "my wife's job took us to X" is our move
+        if piece is None or (about_someone_else(s, m.start()) and not moved_us):
             return []
         name = strip_article(piece.name)
         pred = predicate
@@ -434,7 +435,8 @@ def thing_begins(m: re.Match[str], s: Sentence) -> list[Draft]:
 def _activity(phrase: str) -> str | None:
     words = phrase.lower().split()
     while words and words[-1] in ("instead", "again", "now", "recently", "lately", "since", "for", "in", "more", "much",
-                                  "lots", "a", "the", "right", "these", "at", "every", "most", "on"):
+                                  "lots", "a", "the", "right", "these", "at", "every", "most", "on", "over", "after",
+                                  "during", "because", "when", "this", "last", "until", "with", "and", "but", "so"):
         words.pop()
     if not words or words[0] in STOP_NAMES or words[0] in _NOT_A_HOBBY or words[0] in ("trouble", "debt", "shape"):
         return None

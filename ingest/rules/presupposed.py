@@ -42,7 +42,9 @@ from graphmem.ingest.rules.work import SCHOOL_WORD
 __all__ = ["BRANDS", "QUESTION_RULES", "RULES", "about_someone_else"]
 
 # lowercase modifiers between "my" and the noun, never a possessive ("my sister's boss")
-_MODS = r"(?:(?:[a-z][a-z-]*|\d+(?:st|nd|rd|th)?)\s+){0,3}?"
+_FUNCTION = (r"(?:his|her|their|its|your|says|said|say|thinks|is|was|are|were|and|or|but|the|a|an|to|of|in|at|on|for|"
+             r"with|that|who|which|has|have|had|will|would|can|could)")
+_MODS = rf"(?:(?!{_FUNCTION}\b)(?!{RELS}\b)(?:[a-z][a-z-]*|\d+(?:st|nd|rd|th)?)\s+){{0,3}}?"
 _POSS = r"\b(?P<poss>[Mm]y|[Oo]ur)\s+"
 
 WORK_NOUNS = (
@@ -87,7 +89,8 @@ _KIND_OF_THING = ("upright grand piano guitar bass keyboard bike motorbike motor
 _MODEL = rf"(?:\s+(?:(?-i:[A-Z0-9][\w-]*)|{_alt(_KIND_OF_THING)})(?![\w']))" + "{0,2}"
 _OWN_ADJ = r"(?:(?:old|new|trusty|beloved|ancient|little|first|second-hand|secondhand|used|\d{4})\s+){0,2}"
 # "it's an old Yamaha upright my grandma left me", "a Casio keyboard I inherited"
-_GIVEN = rf"\s+(?:that\s+)?(?:my\s+(?:[a-z]+\s+)?{RELS}\s+(?:left|gave|handed\s+down\s+to|passed\s+down\s+to|passed\s+on\s+to)\s+me|I\s+(?:inherited|own|bought|got))\b"
+_GIVER = rf"(?:{RELS}|grandad|granddad|gran|granny|nan|nana|nanna|aunt|auntie|uncle|godmother|godfather|cousin)"
+_GIVEN = rf"\s+(?:that\s+)?(?:my\s+(?:[a-z]+\s+)?{_GIVER}\s+(?:left|gave|handed\s+down\s+to|passed\s+down\s+to|passed\s+on\s+to)\s+me|I\s+(?:inherited|own|bought|got))\b"
 
 # ------------------------------------------------------------------ patterns
 
