@@ -35,11 +35,11 @@ PETS: dict[str, str] = {
     "whippet": "dog", "lurcher": "dog", "shepherd": "dog", "alsatian": "dog", "pitbull": "dog", "dalmatian": "dog",
     "labradoodle": "dog", "cockapoo": "dog", "cavapoo": "dog", "goldendoodle": "dog", "doodle": "dog",
     "sheepdog": "dog", "setter": "dog", "mastiff": "dog", "pomeranian": "dog", "yorkie": "dog", "westie": "dog",
-    "staffie": "dog", "shih tzu": "dog", "boxer": "dog", "mutt": "dog", "siamese": "cat", "ragdoll": "cat",
+    "staffie": "dog", "shih tzu": "dog", "mutt": "dog", "siamese": "cat", "ragdoll": "cat",
     "persian": "cat", "bengal": "cat", "sphynx": "cat", "moggy": "cat", "tomcat": "cat", "cockatiel": "bird",
-    "canary": "bird", "axolotl": "axolotl", "rat": "rat", "mouse": "mouse", "gerbil": "gerbil", "iguana": "lizard",
-    "bearded dragon": "lizard", "python": "snake", "tarantula": "tarantula", "duck": "duck", "chicken": "chicken",
-    "hen": "chicken", "goat": "goat", "donkey": "donkey",
+    "canary": "bird", "axolotl": "axolotl", "gerbil": "gerbil", "iguana": "lizard", "bearded dragon": "lizard",
+    "tarantula": "tarantula",
+    # not "mouse", "python", "chicken", "boxer": a computer mouse, a language, dinner and a sportsman are no pets
 }
 NOT_A_PET_AFTER = frozenset(
     "allergy allergies food toy toys bed sitter walker walking person people lover lovers hair park show "
