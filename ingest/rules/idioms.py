@@ -27,7 +27,7 @@ import re
 from graphmem.ingest.rules.drafts import (
     FAMILY, HEALTH, HOME, LIKE, OWN, PET, WORK, Draft, Rule, Sentence, employer_ok, match_span)
 from graphmem.ingest.rules.grammar import NAME, RELATIONS, STOP_NAMES, rule
-from graphmem.ingest.rules.health import DIET_NORMAL, DIET_WORDS
+from graphmem.ingest.rules.health import DIET_NORMAL, DIET_WORDS, DIETS
 from graphmem.ingest.rules.hobbies import _NOT_A_HOBBY, HOBBY_NOUNS, activity_name
 from graphmem.ingest.rules.pets import PETS
 from graphmem.ingest.rules.presupposed import BRANDS, about_someone_else
@@ -530,8 +530,20 @@ def diet_ends(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, m.end()), closes_only=True)]
 
 
-def _r(pattern: str, keywords: tuple[str, ...] = ()):
-    return rule(pattern, keywords)
+def _r(pattern: str, keywords: tuple[str, ...] | str = ()):
+    """A trigger; `keywords` as a word tuple, or an idiom list (its phrases' longest words)."""
+    return rule(pattern, _keys(keywords) if isinstance(keywords, str) else keywords)
+
+
+def _keys(phrases: str) -> tuple[str, ...]:
+    """One word each phrase of an idiom list holds (its longest), so a sentence with none skips the regex."""
+    words = set()
+    for phrase in phrases.strip("(?:)").split("|"):
+        literal = [w for w in re.split(r"\\s\+|\s+", phrase) if w.replace("'", "").replace("-", "").isalpha()]
+        if not literal:
+            return ()
+        words.add(max(literal, key=len).lower())
+    return tuple(sorted(words))
 
 
 # the idiom closes its clause: "Sam and I are done." but not "Sam and I are done with the report"
@@ -539,49 +551,60 @@ _CLAUSE_ENDS = (r"(?=\s*(?:[,.;:!?)]|$|\s+[-\u2013\u2014]|\s+(?:in|on|last|this|
                 r"because|and|but|so|when|just|back|earlier|recently|officially|mutually|months|weeks|years|before|at\s+the)\b))")
 _ORG_FIRST = r"(?P<org>(?-i:[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,3}))\s+(?:(?:just|finally|eventually|recently)\s+)?"
 _TABLE: tuple[Rule, ...] = (
-    Rule(_r(rf"\b{WORK_ENDS}\s+{_OBJ}"), _slots_end(("WORKS_AT",)), False),
+    Rule(_r(rf"\b{WORK_ENDS}\s+{_OBJ}", WORK_ENDS), _slots_end(("WORKS_AT",)), False),
     Rule(_r(rf"{_ORG_FIRST}{WORK_ENDED_BY}(?=\s*(?:[,.;:!]|$|\s+(?:in|on|last|this|after|when|because|since|back|"
             r"at\s+the\s+end|and|but|so)\b))", ("me", "my")), work_ended_by, False),
-    Rule(_r(rf"\b{STUDY_ENDS}\s+{_OBJ}"), _slots_end(("STUDIES_AT",)), False),
-    Rule(_r(rf"\b{ANY_ENDS}\s+{_OBJ}"), _slots_end(("LIVES_IN", "WORKS_AT", "STUDIES_AT")), False),
+    Rule(_r(rf"\b{STUDY_ENDS}\s+{_OBJ}", STUDY_ENDS), _slots_end(("STUDIES_AT",)), False),
+    Rule(_r(rf"\b{ANY_ENDS}\s+{_OBJ}", ANY_ENDS), _slots_end(("LIVES_IN", "WORKS_AT", "STUDIES_AT")), False),
     Rule(_r(_LEFT_BEHIND, ("behind",)), _slots_end(("LIVES_IN", "WORKS_AT", "STUDIES_AT")), False),
-    Rule(_r(rf"\b{HOME_ENDS}\s+{_OBJ}"), _slots_end(("LIVES_IN",)), False),
-    Rule(_r(_LEASE_ENDED), _slots_end(("LIVES_IN",)), False),
-    Rule(_r(HOME_BEGINS), _begins("LIVES_IN", HOME, "lives in")),
-    Rule(_r(WORK_BEGINS), _begins("WORKS_AT", WORK, "works at")),
-    Rule(_r(STUDY_BEGINS), _begins("STUDIES_AT", WORK, "studies at")),
+    Rule(_r(rf"\b{HOME_ENDS}\s+{_OBJ}", HOME_ENDS), _slots_end(("LIVES_IN",)), False),
+    Rule(_r(_LEASE_ENDED, ("lease", "tenancy", "rental", "contract")), _slots_end(("LIVES_IN",)), False),
+    Rule(_r(HOME_BEGINS, ("moved", "relocated", "sticks", "decamped", "emigrated", "move", "jump", "headed", "went",
+                          "drove", "took", "brought", "sent", "renting", "living", "settled", "based", "staying",
+                          "house-sitting", " in ", "landed", "ended", "wound", "home", "roots", "resident", "local")), _begins("LIVES_IN", HOME, "lives in")),
+    Rule(_r(WORK_BEGINS, ("role", "job", "position", "post", "gig", "contract", "placement", "work", "shifts",
+                          "freelancing", "contracting", "consulting", "temping", "working", "payroll", "staff", "team",
+                          "been")), _begins("WORKS_AT", WORK, "works at")),
+    Rule(_r(STUDY_BEGINS, ("transferred", "switched", "moved", "changed", "accepted", "admitted", " in ", "enrolled",
+                           "matriculated", " at ")), _begins("STUDIES_AT", WORK, "studies at")),
     Rule(_r(rf"{_PARTNER_NAME}\s+and\s+I\s+(?:(?:have|had|just|finally|officially|recently|mutually|both)\s+)*{PARTNER_ENDS_WE}"
-            rf"{_CLAUSE_ENDS}",
-            (" and i ",)), partner_ends, False),
-    Rule(_r(rf"{_PARTNER_NAME}\s+(?:(?:just|finally|eventually|suddenly|recently|officially)\s+)*{PARTNER_ENDS_THEY}\b"),
+            rf"{_CLAUSE_ENDS}", (" and i ",)), partner_ends, False),
+    Rule(_r(rf"{_PARTNER_NAME}\s+(?:(?:just|finally|eventually|suddenly|recently|officially)\s+)*{PARTNER_ENDS_THEY}\b",
+            PARTNER_ENDS_THEY),
          partner_ends, False),
-    Rule(_r(rf"\bI\s+(?:(?:just|finally|eventually|recently|officially)\s+)*{PARTNER_ENDS_I}\s+{_PARTNER_NAME}\b"),
+    Rule(_r(rf"\bI\s+(?:(?:just|finally|eventually|recently|officially)\s+)*{PARTNER_ENDS_I}\s+{_PARTNER_NAME}\b",
+            PARTNER_ENDS_I),
          partner_ends),
     Rule(_r(_SINGLE, ("single", "apps", "market")), single, False),
-    Rule(_r(PARTNER_BEGINS), partner_begins),
-    Rule(_r(rf"\b{PET_ENDS_BEFORE}\s+(?:(?:poor|old|sweet|little|our|my|dear)\s+)*{_PARTNER_NAME}\s+{_PET_GONE_AFTER}\b"),
+    Rule(_r(PARTNER_BEGINS, ("seeing", "dating", "going out", "with", "met", "fell", "together", " and i ")), partner_begins),
+    Rule(_r(rf"\b{PET_ENDS_BEFORE}\s+(?:(?:poor|old|sweet|little|our|my|dear)\s+)*{_PARTNER_NAME}\s+{_PET_GONE_AFTER}\b",
+            _PET_GONE_AFTER),
          pet_ends, False),
     Rule(_r(rf"(?:^|[,;:]\s+|\b(?:we|I)\s+(?:re)?homed\s+|\b(?:and|so|but|then)\s+){_PARTNER_NAME}\s+"
-            rf"(?:(?:sadly|finally|eventually|just|recently|unfortunately|has|had|was|got)\s+)*{PET_ENDS_SUBJECT}\b"),
+            rf"(?:(?:sadly|finally|eventually|just|recently|unfortunately|has|had|was|got)\s+)*{PET_ENDS_SUBJECT}\b",
+            PET_ENDS_SUBJECT),
          pet_ends, False),
     Rule(_r(rf"\b(?:re-?homed|gave\s+away|surrendered)\s+{_PARTNER_NAME}\b", ("homed", "gave away", "surrendered")),
          pet_ends, False),
     Rule(_r(rf"\b{THING_ENDS_BEFORE}\s+{_THING}(?=\s*(?:[,.;:!?]|$|\s+(?:to|for|in|on|at|last|this|and|but|because|after|"
-            r"when|since|—|-|a|an|the|my)\b))"), thing_ends),
+            r"when|since|—|-|a|an|the|my)\b))", THING_ENDS_BEFORE), thing_ends),
     Rule(_r(rf"\bgave\s+{_THING}\s+(?:away|to)\b", ("gave",)), thing_ends),
-    Rule(_r(rf"(?:^|[,;:]\s+|\b(?:and|so|but|then)\s+){_THING}\s+(?:(?:finally|eventually|sadly|just|has|had)\s+)*{THING_GONE_AFTER}\b"),
+    Rule(_r(rf"(?:^|[,;:]\s+|\b(?:and|so|but|then)\s+){_THING}\s+(?:(?:finally|eventually|sadly|just|has|had)\s+)*{THING_GONE_AFTER}\b",
+            THING_GONE_AFTER),
          thing_ends, False),
-    Rule(_r(_LEFT_ON), thing_ends, False),
-    Rule(_r(THING_BEGINS), thing_begins),
-    Rule(_r(rf"(?:\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|kind\s+of|sort\s+of|completely|totally)\s+)*|^){HOBBY_LOST}\b"),
+    Rule(_r(_LEFT_ON, ("left", "lost", "forgot")), thing_ends, False),
+    Rule(_r(THING_BEGINS, ("driving", "riding", "playing", "rocking", "replaced")), thing_begins),
+    Rule(_r(rf"(?:\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|kind\s+of|sort\s+of|completely|totally)\s+)*|^){HOBBY_LOST}\b", HOBBY_LOST),
          hobby_lost),
-    Rule(_r(GEAR_DOWN), gear_down),
+    Rule(_r(GEAR_DOWN, tuple(sorted({g.split()[-1] for g in GEAR}))), gear_down),
     Rule(_r(HAVENT_SINCE, ("haven't", "have not", "hasn't")), havent_since, False),
-    Rule(_r(HOBBY_BEGINS), hobby_begins),
-    Rule(_r(FAV_OVERTAKEN), fav_overtaken, False),
+    Rule(_r(HOBBY_BEGINS, ("got", "getting", "gotten", "about", "into", "picked", "took", "taken", "started")),
+         hobby_begins),
+    Rule(_r(FAV_OVERTAKEN, ("spot", "top", "number one", "pedestal", "throne", "first place", "favorite", "favourite")),
+         fav_overtaken, False),
     Rule(_r(FAV_ENDED, ("favorite", "favourite")), fav_ended, False),
-    Rule(_r(DIET_ENDS_ANY), diet_ends, False),
-    Rule(_r(DIET_ENDS), diet_ends, False),
+    Rule(_r(DIET_ENDS_ANY, ("back", "eating", "diet", "omnivore", "meat", "wagon")), diet_ends, False),
+    Rule(_r(DIET_ENDS, DIETS), diet_ends, False),
 )
 TRIGGERS = tuple(r.trigger for r in _TABLE)
 RULES: tuple[Rule, ...] = tuple(Rule(t, r.handler, r.guarded) for t, r in zip(TRIGGERS, _TABLE))

@@ -99,7 +99,7 @@ WORK_AT = rule(rf"{_POSS}{_MODS}(?P<noun>{_alt(WORK_NOUNS)})\s+(?:at|with)\s+(?=
 WORKING_AT = rule(r"^(?:still\s+)?working\s+(?:(?:the|a|an|my)\s+(?:[a-z-]+\s+){0,2}?shifts?\s+|nights\s+|weekends\s+|"
                   r"late\s+|full[\s-]time\s+|part[\s-]time\s+)?(?:at|for)\s+(?=[A-Z])", ("working",))
 STUDY_AT = rule(rf"(?:{_POSS}|\b(?P<det>an?|the|of|in)\s+){_MODS}(?P<noun>{_alt(STUDY_NOUNS)}|{_alt(_KINDS_OF_SCHOOL)}\s+school)"
-                r"\s+(?P<prep>at|in)\s+(?=[A-Z])", ("at", "in"))
+                r"\s+(?P<prep>at|in)\s+(?=[A-Z])", (*STUDY_NOUNS, "school"))
 HOME_IN = rule(rf"{_POSS}{_MODS}(?P<noun>{_alt(HOME_NOUNS)})\s+(?:(?:here|over|out|up|down)\s+)?in\s+(?=[A-Z])",
                (" in ",))
 PLACE_HOME = rule(rf"{_POSS}(?P<place>(?-i:(?:(?:St|Mt|Ft)\.\s)?[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))\s+"
