@@ -86,8 +86,10 @@ def candidates_for(store: Store, user_id: str, plan: PlannedFact) -> list[tuple[
     return list(seen.items())
 
 
-# an ending of one of these closes the open fact of any of them: "Tom and I split up" ends a marriage too
-_ENDING_KIN = {"PARTNER_OF": ("PARTNER_OF", "MARRIED_TO"), "MARRIED_TO": ("MARRIED_TO", "PARTNER_OF")}
+# an ending of one of these closes the open fact of any of them: "Tom and I split up" ends a marriage too,
+# "I lost interest in photography" ends "I got into photography" (a STARTED the rules read as the hobby)
+_ENDING_KIN = {"PARTNER_OF": ("PARTNER_OF", "MARRIED_TO"), "MARRIED_TO": ("MARRIED_TO", "PARTNER_OF"),
+               "LIKES": ("LIKES", "STARTED")}
 _ARTICLE = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their)\s+)+")
 
 
@@ -135,8 +137,19 @@ def apply_ending(store: Store, user_id: str, plan: PlannedFact) -> Decided | Non
     edge = ended_fact(rows, plan)
     if edge is None:
         return None
+    for other in also_ended(rows, edge, plan):  # "I'm into X" read as LIKES and STARTED: one ending ends both
+        store.run(user_id, q.end_fact(other.uuid, plan.edge.invalid_at, plan.edge.episodes))
     store.run(user_id, q.end_fact(edge.uuid, plan.edge.invalid_at, plan.edge.episodes))
     return Decided("merged", edge.uuid)
+
+
+def also_ended(rows: Sequence[dict], edge: FactEdge, plan: PlannedFact) -> list[FactEdge]:
+    """The other open facts (pure) of the ending's kin predicates about the very object `edge` holds
+    ("gave up photography" closes LIKES and STARTED photography; a break-up PARTNER_OF and MARRIED_TO)."""
+    end = plan.edge.invalid_at
+    return [e for row in rows if (e := fact_repository.edge_from_row(row)).uuid != edge.uuid
+            and e.target_node_uuid == edge.target_node_uuid and e.expired_at is None and e.invalid_at is None
+            and e.order_key() < end]
 
 
 def apply_structural(store: Store, user_id: str, plan: PlannedFact, now: datetime) -> Decided:

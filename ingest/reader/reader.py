@@ -250,10 +250,11 @@ def facts_for(turn: TurnContext, text: str, reading: Reading, ruled: Extraction)
     sentence = with_subject(text)
     drafts, any_value = drafts_for(sentence, reading, speaker, _people(turn))
     low = text.casefold()
-    said = [f for f in ruled.facts if f.object.casefold() in low and not f.closes_only]
+    read = [f for f in ruled.facts if f.object.casefold() in low]  # an ending that only closes counts as read too
+    said = [f for f in read if not f.closes_only]
     stated = {f.predicate for f in said if f.valid_at is not None}
     beside = reading.topic_p >= BESIDE_RULES_SURE  # an ending beside a value the rules read needs more certainty
-    drafts = [d for d in drafts if not any(_overlap(f.object, d.object) for f in said)
+    drafts = [d for d in drafts if not any(_overlap(f.object, d.object) for f in read)
               and not (d.predicate in stated and (d.kind != "end" or not beside))]
     if not drafts:
         return []

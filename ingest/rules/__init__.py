@@ -15,7 +15,8 @@ out objects), `drafts` (the sentence and draft types, shared helpers),
 the per-turn loop).
 
 How a sentence becomes facts:
-1. a question ("...?") states nothing and is skipped;
+1. a question ("...?") asserts nothing: only what its noun phrases presuppose is read
+   (`presupposed`: "my boss at Acme", "my cat Juniper", "our flat in Leeds");
 2. a topic's trigger finds a subject and a verb; its handler cuts out the
    object and drafts facts;
 3. a draft takes the time expression of its own clause, or the nearest one

@@ -41,6 +41,7 @@ class Draft:
     derived_from: tuple[int, ...] = ()
     dated: bool = True
     closes_only: bool = False  # an ending the graph keeps only if it closes an open fact
+    ends_any: bool = False  # an ending naming no value ("I'm single again"): closes the one open fact of its kind
 
 
 class Sentence:

@@ -15,7 +15,8 @@ import numpy as np
 
 from graphmem.ingest.extraction import ExtractedFact, Extraction, Extractor, TurnContext
 from graphmem.ingest.rules import (
-    changes, events, family, health, hobbies, pets, plans, possessions, preferences, residence, study, work)
+    changes, events, family, health, hobbies, idioms, pets, plans, possessions, preferences, presupposed, residence,
+    study, work)
 from graphmem.ingest.rules.drafts import Rule, Sentence
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES, entities, mentioned_before
 from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
@@ -24,8 +25,13 @@ from graphmem.schema.errors import InvalidInput
 
 __all__ = ["HANDLERS", "TOPICS", "RuleExtractor", "extract_turn", "with_subject"]
 
-TOPICS = (residence, work, study, family, pets, health, preferences, possessions, plans, events, hobbies, changes)
+TOPICS = (residence, work, study, family, pets, health, preferences, possessions, plans, events, hobbies, changes,
+          idioms, presupposed)
 HANDLERS: tuple[Rule, ...] = tuple(r for topic in TOPICS for r in topic.RULES)
+# a question asserts nothing, but what its noun phrases take for granted holds: "is my cat Juniper ill?",
+# "how do I clean my Honda Civic?", "my boss at Acme wants ...?" (`rules.presupposed`)
+QUESTION_HANDLERS: tuple[Rule, ...] = (*family.QUESTION_RULES, *pets.QUESTION_RULES, *preferences.QUESTION_RULES,
+                                       *presupposed.QUESTION_RULES)
 
 
 class RuleExtractor(Extractor):
@@ -76,12 +82,54 @@ def extract_turn(turn: TurnContext) -> Extraction:
     pet: str | None = None  # species of the last unnamed pet, for "I adopted a pup. His name's Ned."
     for sentence in sentences:
         if sentence.text.endswith("?"):
-            continue
-        groups = sentence.drafts(HANDLERS) + pets.named_by_pronoun(sentence, pet)
-        for drafts in groups:
-            add_group(drafts, sentence, session, facts, seen)
-            pet = pets.last_unnamed(drafts, pet)
+            read = [(sentence, sentence.drafts(QUESTION_HANDLERS))]
+            head = statement_before_question(sentence.text)
+            if head is not None:
+                said = Sentence(head, speaker)
+                read.append((said, said.drafts(HANDLERS)))
+        else:
+            read = [(sentence, sentence.drafts(HANDLERS) + pets.named_by_pronoun(sentence, pet))]
+        for said, groups in read:
+            for drafts in not_restarted(groups):
+                add_group(drafts, said, session, facts, seen)
+                pet = pets.last_unnamed(drafts, pet)
     return Extraction(entities=entities(sentences, facts, speaker), facts=facts)
+
+
+# "I'm pescatarian, what's a good fish?", "My Vespa won't start, any ideas?": a statement, then a question about it
+_TAG_QUESTION = re.compile(
+    r"(?:,|\s[-\u2013\u2014]+|;)\s+(?:so\s+|and\s+|but\s+)?(?=(?:what|what's|whats|how|any|anyone|anybody|can|could|should|"
+    r"would|is|are|do|does|did|which|where|where's|why|who|when|ideas|thoughts|tips|advice|suggestions|"
+    r"recommendations|recs|help|right|ok|okay|is\s+that|is\s+this|or)\b)", re.IGNORECASE)
+_ASKS = re.compile(r"^(?:what|what's|whats|how|any|can|could|should|would|will|is|are|am|do|does|did|which|where|why|who|"
+                   r"when|have|has|was|were|shall|may|might|isn't|aren't|don't|doesn't|didn't|wouldn't|shouldn't|"
+                   r"won't|can't|need|wondering|if|whether)\b", re.IGNORECASE)
+
+
+def statement_before_question(text: str) -> str | None:
+    """The statement a question opens with, when it asks its question after a comma or dash:
+    "I'm pescatarian, what's a good fish for a beginner?" -> "I'm pescatarian." (None if the
+    first clause asks too: "Is it normal, or should I worry?")."""
+    cut = None
+    for m in _TAG_QUESTION.finditer(text):
+        cut = m.start()
+        break
+    if cut is None:
+        return None
+    head = text[:cut].strip()
+    if len(head.split()) < 2 or _ASKS.match(head):
+        return None
+    return head + "."
+
+
+def not_restarted(groups: list[list]) -> list[list]:
+    """A sentence that ends something does not also begin it: "I moved on from Fernhill", "the lease on
+    our Lyon flat ran out" drop the states other rules read of the same object in that sentence."""
+    ended = {(d.predicate, d.object.lower()) for drafts in groups for d in drafts if d.kind == "end"}
+    if not ended:
+        return groups
+    kept = [[d for d in drafts if d.kind != "state" or (d.predicate, d.object.lower()) not in ended] for drafts in groups]
+    return [drafts for drafts in kept if drafts]
 
 
 def session_utc(turn: TurnContext) -> datetime:
@@ -94,7 +142,7 @@ def session_utc(turn: TurnContext) -> datetime:
 _NO_SUBJECT = re.compile(
     r"(?:(?:just|finally|recently|also|then|today|yesterday|so)\s+)?(?:got|moved|started|quit|left|bought|sold|"
     r"adopted|visited|graduated|joined|went|finished|broke|signed|took|relocated|retired|resigned|began|"
-    r"rescued|landed|accepted)\b",
+    r"rescued|landed|accepted|transferred|picked|handed|wrapped|dropped|enrolled|switched)\b",
     re.IGNORECASE,
 )
 _NO_SUBJECT_BE = re.compile(r"(?:born|raised)\s+(?:and\s+raised\s+)?in\b", re.IGNORECASE)

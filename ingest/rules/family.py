@@ -174,3 +174,5 @@ RULES: tuple[Rule, ...] = (
     Rule(BREAKUP, partner), Rule(BROKE_UP_WITH_ME, broke_up_with_me), Rule(ENDED_BY_OTHER, ended_by_other, False),
     Rule(NOT_WITH, not_with, False), Rule(MARRIED, partner), Rule(SEEING, seeing), Rule(WITH_NOW, seeing),
 )
+# noun phrases hold in a question too: "what should I get my wife Aisha?"
+QUESTION_RULES: tuple[Rule, ...] = (Rule(FAMILY_NAMED, family_named, False),)

@@ -19,8 +19,8 @@ from graphmem.ingest.rules.text import (
 # ------------------------------------------------------------------ patterns
 
 DIETS = ("vegetarian", "vegan", "pescatarian", "pescetarian", "gluten-free", "dairy-free", "keto",
-         "paleo", "plant-based", "kosher", "halal", "raw vegan")
-DIET_NORMAL = {"pescetarian": "pescatarian"}
+         "paleo", "plant-based", "kosher", "halal", "raw vegan", "veggie")
+DIET_NORMAL = {"pescetarian": "pescatarian", "veggie": "vegetarian"}
 FOOD_HINT = re.compile(
     r"\b(?:spic|food|meat|dairy|milk|cheese|gluten|bread|sugar|sweet|egg|nut|fish|seafood|shellfish|pork|beef|"
     r"chicken|vegetable|veggie|fruit|carb|alcohol|wine|beer|booze|coffee|caffeine|chocolate|soy|wheat|sushi|"

@@ -31,7 +31,15 @@ PETS: dict[str, str] = {
     # breeds people name instead of the species
     "retriever": "dog", "labrador": "dog", "poodle": "dog", "beagle": "dog", "dachshund": "dog", "corgi": "dog",
     "husky": "dog", "terrier": "dog", "spaniel": "dog", "bulldog": "dog", "pug": "dog", "chihuahua": "dog",
-    "rottweiler": "dog", "collie": "dog", "schnauzer": "dog", "tabby": "cat",
+    "rottweiler": "dog", "collie": "dog", "schnauzer": "dog", "tabby": "cat", "greyhound": "dog", "lab": "dog",
+    "whippet": "dog", "lurcher": "dog", "shepherd": "dog", "alsatian": "dog", "pitbull": "dog", "dalmatian": "dog",
+    "labradoodle": "dog", "cockapoo": "dog", "cavapoo": "dog", "goldendoodle": "dog", "doodle": "dog",
+    "sheepdog": "dog", "setter": "dog", "mastiff": "dog", "pomeranian": "dog", "yorkie": "dog", "westie": "dog",
+    "staffie": "dog", "shih tzu": "dog", "mutt": "dog", "siamese": "cat", "ragdoll": "cat",
+    "persian": "cat", "bengal": "cat", "sphynx": "cat", "moggy": "cat", "tomcat": "cat", "cockatiel": "bird",
+    "canary": "bird", "axolotl": "axolotl", "gerbil": "gerbil", "iguana": "lizard", "bearded dragon": "lizard",
+    "tarantula": "tarantula",
+    # not "mouse", "python", "chicken", "boxer": a computer mouse, a language, dinner and a sportsman are no pets
 }
 NOT_A_PET_AFTER = frozenset(
     "allergy allergies food toy toys bed sitter walker walking person people lover lovers hair park show "
@@ -214,3 +222,5 @@ RULES: tuple[Rule, ...] = (
     Rule(PET_MY, pet_named, False), Rule(PET_IS, pet_named, False), Rule(PET_HAVE, pet_have),
     Rule(NAME_GONE, name_gone, False), Rule(NAME_LOST, name_lost, False),
 )
+# noun phrases hold in a question too: "is my cat Juniper ill?"
+QUESTION_RULES: tuple[Rule, ...] = (Rule(PET_MY, pet_named, False),)

@@ -166,3 +166,5 @@ _NOT_A_THING = frozenset("it this that he she they there what which who i we you
 RULES: tuple[Rule, ...] = (Rule(FAVORITE_ENDED, favorite_ended), Rule(FAVORITE_REPLACED, favorite_replaced, False),
                            Rule(LIKES, likes), Rule(FAVORITE, favorite), Rule(FAVORITE_FIRST, favorite_first, False),
                            Rule(DISLIKES, dislikes))
+# "my favourite X is Y" and "Y is my favourite X" hold in a question too: "Sushi is my favourite food, where's good?"
+QUESTION_RULES: tuple[Rule, ...] = (Rule(FAVORITE, favorite), Rule(FAVORITE_FIRST, favorite_first, False))

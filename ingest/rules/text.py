@@ -18,6 +18,8 @@ SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 # company suffixes ("U.S.", "Co.") end one only when a capital follows
 TITLE_END = re.compile(r"(?:^|(?<=[\s(\"']))(?:Mr|Mrs|Ms|Mx|Dr|St|Mt|Ft|Prof|Rev|Sgt|Capt|Lt|Gen|Gov|Sen|Rep|No|vs|"
                        r"e\.g|i\.e|approx|incl)\.$", re.IGNORECASE)
+# a middle initial ("Ursula K. Le Guin", "George R. R. Martin") ends no sentence before a name
+MIDDLE_INITIAL = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z]\.)+$")
 SOFT_END = re.compile(r"(?:\b(?:[A-Za-z]\.){2,}|\b(?:Co|Inc|Ltd|Corp|Jr|Sr|etc|Bros|Ave|Rd|Blvd|Dept|Univ))$")
 STARTS_LOWER = re.compile(r"[a-z0-9]")
 # "the U.S. Postal Service", "the U.K. office": after "the", initials modify the name that follows
@@ -25,7 +27,7 @@ _MODIFIER_INITIALS = re.compile(r"\bthe\s+(?:[A-Z]\.){2,}$")
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 
 PHRASE_STOP = re.compile(
-    r"[,.;:!?()\[\]\"\u2026]|\s*[-\u2013\u2014]+(?:\s|$)|\s+(?:and|but|because|cause|so|when|whenever|while|since|"
+    r"[,;:!?()\[\]\"\u2026]|(?<![\s(][A-Z])\.|\.(?![ ][A-Z])|\s*[-\u2013\u2014]+(?:\s|$)|\s+(?:and|but|because|cause|so|when|whenever|while|since|"
     r"which|that|who|whom|where|what|how|why|in\s+the\s+(?:future|meantime|end)|if|though|although|than|"
     r"until|unless|or|now|anymore|any\s+more|again|too|"
     r"lately|recently|already|these\s+days|nowadays|right\s+now|at\s+the\s+moment|at\s+all|a\s+lot|"
@@ -89,6 +91,7 @@ def split_sentences(text: str) -> list[str]:
         if not piece:
             continue
         if pieces and (TITLE_END.search(pieces[-1]) or (
+                MIDDLE_INITIAL.search(pieces[-1]) and piece[:1].isupper() and piece.split()[0].lower() not in STOP_NAMES) or (
                 SOFT_END.search(pieces[-1]) and STARTS_LOWER.match(piece)) or _MODIFIER_INITIALS.search(pieces[-1]) and (
                 piece.split()[0].lower() not in STOP_NAMES)):
             pieces[-1] = f"{pieces[-1]} {piece}"

@@ -96,4 +96,5 @@ def _finish(draft: Draft, when: TimeRange | None, session: datetime, derived: li
         invalid_at=moment if draft.kind == "end" else None,
         single_valued=draft.single_valued, slot=draft.slot, importance=draft.importance, derived_from=derived,
         closes_only=draft.closes_only and draft.kind == "end",
+        ends_any=draft.ends_any and draft.kind == "end",
     )

@@ -33,3 +33,20 @@ def test_the_second_session_closes_the_first(memory, first, second, predicate, t
     memory.write("u", [{"speaker": "Jess", "content": second}], "2024-07-15", session_id="s2")
     assert objects(memory, "u", THEN, predicate) == then
     assert objects(memory, "u", NOW, predicate) == now
+
+
+@pytest.mark.parametrize("first,second,then,now", [
+    # "got into" reads STARTED and LIKES; the ending closes both (ingest.facts.also_ended)
+    ("I've really got into pottery lately.", "I lost interest in pottery in May.", {"pottery"}, set()),
+    # asked in passing, ended sideways: a presupposition and an idiom (rules.presupposed, rules.idioms)
+    ("My cat Juniper keeps scratching the sofa, what can I do?", "We had to have Juniper put to sleep in May.",
+     {"Juniper"}, set()),
+    ("How do I clean the seats of my Honda Civic?", "Finally got rid of the Civic in May.", {"Honda Civic"}, set()),
+])
+def test_an_oblique_ending_closes_every_fact_of_what_it_names(memory, first, second, then, now):
+    memory.write("u", [{"speaker": "Jess", "content": first}], "2024-01-15", session_id="s1")
+    memory.write("u", [{"speaker": "Jess", "content": second}], "2024-07-15", session_id="s2")
+    held = lambda when: {f.object for f in memory.facts("u", valid_at=when)  # noqa: E731
+                         if f.predicate in ("LIKES", "STARTED", "HAS_PET", "OWNS")}
+    assert held(THEN) == then
+    assert held(NOW) == now

@@ -1,0 +1,610 @@
+"""Changes said obliquely: idioms of leaving, ending, losing and starting, per topic.
+
+People rarely say "I no longer work at X"; they "handed in their notice", "put in
+two weeks", "got made redundant", "called it quits", "found the dog a new home",
+"got rid of the Subaru", "came off keto". Each topic here is a word list of such
+idioms around one object slot, read by one handler per shape:
+
+- an ending whose object names what ended ("my last day at Mercy General", "had
+  Biscuit put to sleep", "the Yamaha went to a church") closes the open fact of
+  that object and is dropped otherwise (``closes_only``). When the idiom does not
+  say which slot ("moved on from Fernhill", "left Glasgow behind", "said goodbye
+  to X") it is drafted for each slot it may close (home, work, study): only the
+  one whose open fact holds that name closes. Precision comes from the graph, not
+  from guessing the slot.
+- an ending that names no value ("I'm single again", "back on meat since the
+  fall", "not following any diet anymore") closes the one open fact of its slot
+  (``ends_any``), and nothing when there is none or several.
+- a beginning said sideways ("we've been in Bristol since August", "headed south
+  to Tucson", "Transferred over to McGill", "I've been seeing someone new, Hannah",
+  "been driving a secondhand Prius") drafts the new state.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.ingest.rules.drafts import (
+    FAMILY, HEALTH, HOME, LIKE, OWN, PET, WORK, Draft, Rule, Sentence, employer_ok, match_span)
+from graphmem.ingest.rules.grammar import NAME, RELATIONS, STOP_NAMES, rule
+from graphmem.ingest.rules.health import DIET_NORMAL, DIET_WORDS, DIETS
+from graphmem.ingest.rules.hobbies import _NOT_A_HOBBY, HOBBY_NOUNS, activity_name
+from graphmem.ingest.rules.pets import PETS
+from graphmem.ingest.rules.presupposed import BRANDS, about_someone_else
+from graphmem.ingest.rules.text import REJECT_PLACE, strip_article, take_proper, to_gerund
+from graphmem.ingest.rules.work import SCHOOL_WORD
+
+__all__ = ["RULES"]
+
+_I = r"\b(?:I|we)(?:'ve|'d|'m|'re|\s+have|\s+had|\s+am|\s+are)?\s+(?:(?:just|finally|recently|officially|already|also|"
+_I += r"then|eventually|actually|basically|really|properly|seriously|now|kind\s+of|sort\s+of)\s+)*"
+_OBJ = r"(?=(?:the\s+)?[A-Z])"  # a capitalised object follows
+
+
+def _alt(phrases: str) -> str:
+    """ "a b|c d" -> (?:a\\s+b|c\\s+d): a word list written as readable phrases."""
+    items = [p.strip() for p in phrases.split("|") if p.strip()]
+    return "(?:" + "|".join(sorted((re.sub(r"\s+", r"\\s+", p) for p in items), key=len, reverse=True)) + ")"
+
+
+# ------------------------------------------------------------------ leaving a place, a job or a school
+
+# the idiom says it was a job
+WORK_ENDS = _alt("""
+handed in my notice at|handed in my notice to|handed my notice in at|handed in my resignation at|
+handed in my resignation to|put in my notice at|put in my two weeks at|put in my two weeks' notice at|
+put in my two weeks notice at|gave my notice at|gave notice at|gave my two weeks at|turned in my notice at|
+turned in my resignation at|tendered my resignation at|resigned my position at|resigned my post at|
+quit my job at|left my job at|left my role at|left my position at|left my post at|packed in my job at|
+jacked in my job at|chucked in my job at|walked away from my job at|stepped down at|stepped down from|
+got let go from|was let go from|got let go by|was let go by|got laid off at|was laid off at|got made redundant from|
+was made redundant from|got made redundant at|was made redundant at|been made redundant from|got made redundant by|
+got fired from|was fired from|got sacked from|was sacked from|got the sack from|got canned from|got axed from|
+got pushed out of|was pushed out of|was forced out of|got forced out of|retired from|took early retirement from|
+took redundancy from|took voluntary redundancy from|clocked out of|served my notice at|worked my last shift at|
+did my last shift at
+""")
+# the organisation first: "Copper Kettle let me go", "Acme laid me off"
+WORK_ENDED_BY = _alt("""
+let me go|laid me off|fired me|sacked me|made me redundant|got rid of me|cut me loose|didn't renew my contract|
+did not renew my contract|ended my contract|terminated my contract|terminated me|showed me the door|
+let me off|dropped me|pushed me out|forced me out
+""")
+STUDY_ENDS = _alt("""
+dropped out of|dropped out from|withdrew from|flunked out of|got kicked out of|was kicked out of|got expelled from|
+was expelled from|quit my course at|left my course at|quit my degree at|left my degree at|quit my program at|
+completed my degree at|completed my studies at|finished my degree at|finished my studies at|finished my course at|
+got my degree from|got my diploma from|got my masters from|got my master's from|got my phd from|
+earned my degree from|earned my diploma from|graduated out of
+""")
+# could be a home, a job or a school: drafted for each, only the open one closes
+ANY_ENDS = _alt("""
+moved on from|finished up at|finished at|wrapped up at|wrapped things up at|my last day at|my final day at|
+said goodbye to|said my goodbyes to|bid farewell to|parted ways with|parted company with|am done at|'m done at|
+am finished at|'m finished at|am out of|'m out of|are out of|'re out of|walked out on|packed up and left|
+upped sticks from|waved goodbye to|bade farewell to
+""")
+_LEFT_BEHIND = r"\b(?:left|leaving|put)\s+(?P<obj>(?-i:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}))\s+behind\b"
+HOME_ENDS = _alt("""
+gave up my flat in|gave up our flat in|gave up my apartment in|gave up our apartment in|gave up my place in|
+gave up our place in|gave up the flat in|gave up the apartment in|sold our house in|sold my house in|
+sold our place in|sold my place in|sold the house in|moved out of our place in|moved out of my place in|
+handed back the keys in|handed in the keys in|gave notice on our flat in|gave notice on my flat in|
+said goodbye to our home in|moved away from|packed up and left|upped sticks from
+""")
+_LEASE_ENDED = (r"\b(?:the|our|my)\s+(?:lease|tenancy|rental|contract)\s+(?:on|for|in)\s+(?:(?:our|my|the)\s+)?"
+                r"(?P<obj>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))(?:\s+(?:flat|apartment|place|house|home))?\s+"
+                r"(?:ran\s+out|ended|expired|was\s+up|finished|came\s+to\s+an\s+end)\b")
+
+# ------------------------------------------------------------------ arriving at a place, a job or a school
+
+_PLACE_AFTER = r"\s+(?=[A-Z])"
+_DIRECTION = r"(?:(?:up|down|over|out|back|south|north|east|west|across|home|all\s+the\s+way|cross-country)\s+)*"
+HOME_BEGINS = (
+    rf"{_I}(?:(?:packed\s+up\s+and|upped\s+sticks\s+and|sold\s+up\s+and)\s+(?:headed|went|moved|drove)|moved|relocated|"
+    rf"upped\s+sticks|decamped|emigrated|made\s+the\s+move|made\s+the\s+jump|took\s+the\s+plunge\s+and\s+moved)\s+"
+    rf"{_DIRECTION}to{_PLACE_AFTER}"
+    rf"|{_I}(?:headed|went|moved|drove)\s+(?:(?:up|down|out|back|all\s+the\s+way)\s+)?(?:south|north|east|west|"
+    rf"north-?east|north-?west|south-?east|south-?west|cross-country|across\s+the\s+country)\s+to{_PLACE_AFTER}"
+    rf"|\b(?:job|work|transfer|posting|company|career|studies|degree)\s+(?:took|brought|moved|sent|relocated)\s+(?:us|me)\s+"
+    rf"{_DIRECTION}to{_PLACE_AFTER}"
+    rf"|{_I}(?:been\s+)?(?:now\s+)?(?:renting|living|settled|based|staying|house-sitting)\s+"
+    rf"(?:(?:a|an|the|our|my|this|that)\s+(?:[a-z-]+\s+){{0,3}}?(?:place|flat|apartment|house|cottage|condo|room|"
+    rf"studio|loft|bungalow|townhouse|home)\s+)?(?:(?:just\s+)?(?:outside|near|in)\s+)(?=[A-Z])"
+    rf"|{_I}(?:been\s+)?(?:now\s+)?(?:living\s+)?in{_PLACE_AFTER}(?=[^,.;!?]{{0,40}}?\b(?:since\b|for\s+(?:\w+\s+)?"
+    rf"(?:years?|months?|a\s+year|ages|a\s+while|decades?)\b|now\b|these\s+days\b))"
+    rf"|{_I}(?:landed|ended\s+up|wound\s+up|set\s+up\s+home|put\s+down\s+roots)\s+"
+    rf"in{_PLACE_AFTER}"
+    rf"|\b(?:we're|we\s+are|I'm|I\s+am)\s+(?:now\s+)?(?:proper\s+|official\s+|officially\s+)?(?:residents|locals|a\s+resident|"
+    rf"a\s+local)\s+of{_PLACE_AFTER}"
+)
+WORK_BEGINS = (
+    rf"{_I}(?:landed|got|accepted|took|started)\s+(?:a|an|the|my)\s+(?:new\s+)?(?:[a-z-]+\s+)?(?:role|job|position|post|"
+    rf"gig|contract|placement)\s+(?:at|with){_PLACE_AFTER}"
+    rf"|{_I}(?:been\s+)?(?:now\s+)?(?:doing\s+(?:[a-z-]+\s+){{0,2}}(?:work|shifts|contracts?)|freelancing|"
+    rf"contracting|consulting|temping|working\s+(?:full[\s-]time|part[\s-]time|remotely|nights))\s+for{_PLACE_AFTER}"
+    rf"|{_I}(?:been\s+)?(?:now\s+)?(?:employed\s+)?(?:on\s+the\s+payroll|on\s+staff|on\s+the\s+team)\s+at{_PLACE_AFTER}"
+    rf"|{_I}been\s+(?:now\s+)?at{_PLACE_AFTER}(?=[^,.;!?]{{0,40}}?\b(?:since\b|for\s+(?:\w+\s+)?"
+    rf"(?:years?|months?|weeks?|a\s+year)\b))"
+)
+STUDY_BEGINS = (
+    rf"(?:{_I}|^)(?:transferred|switched|moved|changed)\s+(?:over\s+|schools\s+|unis\s+|universities\s+|colleges\s+)?"
+    rf"(?:to|into){_PLACE_AFTER}"
+    rf"|{_I}(?:got|been)\s+(?:accepted|admitted|in)\s+(?:to|into|at){_PLACE_AFTER}"
+    rf"|{_I}(?:enrolled|matriculated)\s+(?:at|in){_PLACE_AFTER}"
+    # "I'm at the University of Ottawa now": a school's name only (the handler checks), never "at Starbucks"
+    rf"|{_I}(?:been\s+)?(?:now\s+)?(?:at|studying\s+at){_PLACE_AFTER}(?=[^,.;!?]{{0,50}}?\b(?:now|since|these\s+days)\b)"
+)
+
+# ------------------------------------------------------------------ partners
+
+_PARTNER_NAME = rf"(?P<obj>{NAME})"
+PARTNER_ENDS_WE = _alt("""
+went our separate ways|have gone our separate ways|are going our separate ways|parted ways|have parted ways|
+called it quits|have called it quits|called it a day|called time on things|called time on it|are done|are through|
+are finished|are over|are no more|have split up|split up|broke up|have broken up|ended things|
+ended it|broke it off|have broken it off|called off the engagement|called off our engagement|called off the wedding|
+called the whole thing off|called it off|are separating|are getting divorced|got divorced|are divorced|
+separated|have separated|are taking a break|are on a break|decided to end things|decided to split
+""")
+PARTNER_ENDS_THEY = _alt("""
+broke it off|ended it|ended things|called it off|called off the engagement|called off the wedding|walked out|
+moved out|left me|dumped me|ditched me|ghosted me|cheated on me|packed his bags|packed her bags|packed their bags|
+broke my heart|walked out on me|left for someone else|served me papers|filed for divorce|asked for a divorce|
+wants a divorce|wanted a divorce|moved on|called time on us|ended our engagement|ended our relationship|
+broke off our engagement|broke off the engagement
+""")
+PARTNER_ENDS_I = _alt("""
+dumped|ditched|ended things with|broke it off with|broke things off with|split from|split with|
+walked out on|divorced|kicked out|called it quits with|parted ways with|called off my engagement to|
+called off the engagement with|stopped seeing|finished with|ended it with|separated from|moved out on
+""")
+_SINGLE = (r"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:now\s+|officially\s+|newly\s+|back\s+to\s+being\s+|"
+           r"happily\s+|suddenly\s+)*(?:single|a\s+single\s+(?:man|woman|guy|girl|gal|person|dad|mum|mom|parent))"
+           r"(?:\s+(?:again|now|for\s+the\s+first\s+time|these\s+days))?\b|\bback\s+on\s+the\s+(?:dating\s+)?apps\b"
+           r"|\bback\s+on\s+the\s+market\b")
+PARTNER_BEGINS = (
+    rf"{_I}(?:been\s+|started\s+|begun\s+|now\s+)*(?:seeing|dating|going\s+out\s+with|with|together\s+with)\s+"
+    rf"(?:(?:someone|somebody)(?:\s+new)?|a\s+(?:(?:really\s+|very\s+)?(?:lovely|great|nice|sweet|new|wonderful|kind|cute|"
+    rf"funny)\s+)?(?:guy|girl|man|woman|person|lad|lass|doctor|nurse|teacher|chef|lawyer|musician|artist))"
+    rf"(?:\s+since\s+[\w\s-]{{1,25}}?)?(?:,\s*|\s+(?:called|named)\s+)(?P<obj>{NAME})\b"
+    rf"|\b(?:met|started\s+seeing|started\s+dating|fell\s+for|got\s+together\s+with)\s+(?:someone\s+new|someone|a\s+(?:guy|girl|"
+    rf"man|woman))(?:,\s*|\s+(?:called|named)\s+)(?P<obj2>{NAME})\b"
+    rf"|\b(?P<obj3>{NAME})\s+and\s+I\s+(?:have\s+|had\s+)?(?:(?:just|finally|officially|recently)\s+)?(?:got\s+together|"
+    rf"started\s+dating|started\s+seeing\s+each\s+other|have\s+been\s+dating|have\s+been\s+seeing\s+each\s+other|"
+    rf"are\s+(?:now\s+)?(?:together|dating|an\s+item|official|a\s+thing|seeing\s+each\s+other|exclusive))\b"
+)
+
+# ------------------------------------------------------------------ pets
+
+PET_ENDS_BEFORE = _alt("""
+had to have|had to put|had to let|have had to put|have had to let|had|got|put|let|found|rehomed|re-homed|gave away|
+gave up|said goodbye to|lost|buried|surrendered|handed over|returned|took back
+""")
+_PET_GONE_AFTER = _alt("""
+put to sleep|put down|euthanised|euthanized|go|a new home|a forever home|a good home|a loving home|
+a better home|a new family|new owners|a farm|to a farm|over the rainbow bridge|away|up for adoption|back
+""")
+PET_ENDS_SUBJECT = _alt("""
+crossed the rainbow bridge|went over the rainbow bridge|crossed over|went to live with|went to live on|
+went to a new home|went to a farm|ran away|ran off|flew off|flew away|got out and never came back|escaped|
+went missing|disappeared|didn't make it|did not make it|passed|passed on|passed away|died|was put down|
+got put down|was put to sleep|was euthanised|was euthanized|was rehomed|got rehomed|was re-homed|is no longer with us|
+isn't with us anymore|is not with us anymore|got hit by a car|was hit by a car|was taken by a fox|lives with
+""")
+
+# ------------------------------------------------------------------ things
+
+_THING = (r"(?:(?:the|my|our|that|this)\s+(?:(?:old|trusty|beloved|ancient|little|poor)\s+)?)"
+          r"(?P<obj>(?-i:[A-Za-z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2}))")
+THING_ENDS_BEFORE = _alt("""
+got rid of|have got rid of|have gotten rid of|gotten rid of|sold|sold off|flogged|gave away|given away|donated|
+traded in|part-exchanged|parted with|passed on|handed down|scrapped|wrote off|written off|totalled|totaled|crashed|
+wrecked|lost|ditched|dumped|binned|recycled|retired|offloaded|unloaded|let go of|finally let go of|
+said goodbye to|left|replaced
+""")
+THING_GONE_AFTER = _alt("""
+went to|has gone to|is going to|finally died|died|died on me|gave up the ghost|gave out|broke down for good|
+is dead|is gone|is history|bit the dust|packed in|packed up|conked out|got stolen|was stolen|has been stolen|
+got written off|was written off|got totalled|was totalled|got totaled|was totaled|got sold|was sold|has been sold|
+got repossessed|was repossessed|is no more|went to the scrapyard|went for scrap|finally gave up|is on its way to
+""")
+_LEFT_ON = r"\b(?:left|lost|forgot)\s+(?:my|our)\s+(?P<obj>(?-i:[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2}))\s+(?:on|in|at)\s+(?:a|an|the)\s+"
+_LEFT_ON += r"(?:train|bus|plane|flight|taxi|cab|tube|subway|uber|beach|airport|bar|pub|park)\b"
+_BRAND_MODEL = "(?-i:(?:" + "|".join(sorted(map(re.escape, BRANDS), key=len, reverse=True)) + r")(?:\s+[A-Z0-9][\w-]*){0,2})"
+THING_BEGINS = (
+    rf"{_I}(?:been\s+)?(?:driving|riding|playing|rocking)\s+(?:an?|my|our)\s+"
+    rf"(?:(?:new|used|secondhand|second-hand|shiny|old|little|trusty|\d{{4}})\s+){{0,2}}"
+    rf"(?P<obj>{_BRAND_MODEL})"
+    rf"|\breplaced\s+(?:it|him|her|them|the\s+\w+|my\s+\w+)\s+with\s+(?:an?|the)\s+(?:new\s+|shiny\s+)?(?P<obj2>{_BRAND_MODEL})"
+)
+
+# ------------------------------------------------------------------ hobbies
+
+HOBBY_LOST = _alt("""
+lost interest in|lost my interest in|lost the bug for|fell out of love with|got bored of|got bored with|
+grew bored of|got tired of|grew tired of|burned out on|burnt out on|burned out of|went off|gone off|am over|'m over|
+gave up on|packed in|jacked in|ditched|dropped|have dropped|have ditched|took a break from|am taking a break from|
+'m taking a break from|stepped back from|moved on from|drifted away from|don't have time for|stopped doing
+""")
+# the gear stands for the activity: "put the needles down", "hung up my boots", "sold my camera gear"
+GEAR: dict[str, str] = {
+    "needles": "knitting", "knitting needles": "knitting", "hook": "crochet", "crochet hook": "crochet",
+    "brushes": "painting", "paintbrushes": "painting", "easel": "painting", "camera": "photography",
+    "camera gear": "photography", "lenses": "photography", "racket": "tennis", "racquet": "tennis",
+    "clubs": "golf", "golf clubs": "golf", "rod": "fishing", "fishing rod": "fishing", "board": "surfing",
+    "surfboard": "surfing", "skateboard": "skateboarding", "skates": "skating", "football boots": "football",
+    "gloves": "boxing", "boxing gloves": "boxing", "running shoes": "running",
+    "trainers": "running", "climbing shoes": "climbing", "chalk bag": "climbing",
+    "controller": "gaming",
+    "sketchbook": "drawing", "pencils": "drawing", "wheel": "pottery", "clay": "pottery", "mat": "yoga",
+    "yoga mat": "yoga", "weights": "weightlifting", "dumbbells": "weightlifting", "tent": "camping",
+    "hiking boots": "hiking", "kayak": "kayaking", "skis": "skiing", "snowboard": "snowboarding",
+    "dice": "gaming", "loom": "weaving", "sewing machine": "sewing",
+}
+_GEAR = "(?:" + "|".join(re.escape(g).replace(r"\ ", r"\s+") for g in sorted(GEAR, key=len, reverse=True)) + ")"
+GEAR_DOWN = (rf"\b(?:put|laid|set|hung|packed|boxed|stashed)\s+(?:the|my|all\s+my)\s+(?P<gear>{_GEAR})\s+(?:down|away|up|aside)\b"
+             rf"|\b(?:hung|packed|boxed)\s+up\s+(?:the|my)\s+(?P<gear2>{_GEAR})\b"
+             rf"|\b(?:sold|gave\s+away|got\s+rid\s+of|donated)\s+(?:all\s+)?(?:of\s+)?(?:the|my)\s+(?:old\s+)?(?P<gear3>{_GEAR})"
+             r"(?:\s+(?:gear|kit|stuff|equipment|collection))?\b")
+# "haven't bouldered since June", "haven't been to the climbing gym in months"
+HAVENT_SINCE = (r"\b(?:haven't|have\s+not|hasn't|I\s+haven't)\s+(?:really\s+|actually\s+)?(?P<verb>[a-z]+ed|ran|swum|swam|rode|"
+                r"ridden|sung|drawn|sewn|knit|skied|done\s+any\s+[a-z]+ing)\s+(?:at\s+all\s+|much\s+)?(?:since|in|for)\b"
+                r"|\b(?:haven't|have\s+not|hasn't)\s+(?:been|gone|set\s+foot)\s+(?:back\s+)?(?:to|in|into)\s+(?:the|my|a)\s+"
+                r"(?P<place_act>[a-z]+(?:\s+[a-z]+)?)\s+(?:gym|wall|club|class|classes|studio|pool|court|courts|range|rink|"
+                r"dojo|track|centre|center|session|sessions|lessons|practice|group|meetup)\s+(?:since|in|for)\b")
+# past forms of what people do for fun: "haven't talked in days" ends nothing
+_HOBBY_PAST = frozenset("""
+bouldered climbed cycled biked hiked knitted knit baked painted skated surfed swam swum ran played danced sung sang
+fished golfed sewed sewn skied snowboarded practised practiced trained lifted rowed sketched drawn drew crocheted
+gardened meditated journaled journalled kayaked canoed camped jogged boxed sparred fenced skateboarded scuba dived
+dove sailed quilted whittled gamed streamed blogged vlogged photographed shot raced competed rode ridden
+""".split())
+_IRREGULAR = {"ran": "running", "swum": "swimming", "swam": "swimming", "rode": "riding", "ridden": "riding",
+              "sung": "singing", "drawn": "drawing", "sewn": "sewing", "knit": "knitting", "skied": "skiing"}
+HOBBY_BEGINS = (
+    rf"{_I}(?:gotten|got|getting|been\s+getting)\s+(?:really\s+|super\s+|properly\s+|seriously\s+|big\s+|heavily\s+|"
+    rf"very\s+|so\s+)?(?:in)?to\s+(?P<act>[a-z]+(?:\s+[a-z]+)?)"
+    rf"|\b(?:I'm|I\s+am|we're)\s+(?:now\s+|currently\s+)?(?:all\s+about|big\s+into|deep\s+into)\s+(?P<act2>[a-z]+(?:\s+[a-z]+)?)"
+    rf"|(?:{_I}|^)(?:picked\s+up|took\s+up|taken\s+up|started|got\s+into)\s+(?:the\s+)?(?P<act3>[a-z]+(?:\s+[a-z]+)?)\s+(?:instead|"
+    rf"again|recently|lately|last\s+\w+|this\s+\w+)\b"
+)
+
+# ------------------------------------------------------------------ favourites
+
+_FAV_THING = r"(?-i:(?P<{0}>(?:[A-Z][\w.'-]*|of|the|de|van|von|da|le|la)(?:\s+(?:[A-Z][\w.'-]*|of|the|de|van|von|da|le|la)){{0,4}}))"
+FAV_OVERTAKEN = (
+    rf"{_FAV_THING.format('new')}\s+(?:has|have|'s)\s+(?:(?:finally|officially|now|just|well\s+and\s+truly)\s+)*"
+    rf"(?:knocked|bumped|pushed|kicked|booted)\s+{_FAV_THING.format('old')}\s+off\s+(?:the\s+)?(?:top\s+spot|top|"
+    rf"number\s+one\s+spot|number\s+one|pedestal|throne|first\s+place)"
+    rf"|{_FAV_THING.format('new2')}\s+(?:has|have|'s)\s+(?:(?:finally|officially|now|just)\s+)*(?:overtaken|dethroned|"
+    rf"replaced|unseated|displaced|edged\s+out|surpassed|taken\s+over\s+from|beaten|overtook|usurped|"
+    rf"nudged\s+out)\s+{_FAV_THING.format('old2')}\s+as\s+(?:my|our)\s+(?:all-time\s+|new\s+)?favou?rite(?:\s+(?P<cat>[\w-]+))?"
+)
+FAV_ENDED = (
+    rf"(?:^|[,;:]\s+|\b(?:honestly|but|so|and|now|though)\s+){_FAV_THING.format('old')}\s+(?:isn't|is\s+not|is\s+no\s+longer|"
+    rf"aren't|are\s+not|are\s+no\s+longer|'s\s+no\s+longer|'s\s+not)\s+(?:really\s+)?(?:my|our)\s+(?:all-time\s+)?favou?rite"
+    rf"(?:\s+(?!anymore\b|any\s+more\b|now\b|these\s+days\b)(?P<cat>[a-z-]+))?\s*(?P<anymore>anymore|any\s+more|now|these\s+days)?"
+    rf"|\bused\s+to\s+(?:say|think|tell\s+people)\s+(?:that\s+)?{_FAV_THING.format('old2')}\s+(?:was|were)\s+(?:my|our)\s+"
+    rf"(?:all-time\s+)?favou?rite"
+    rf"|{_FAV_THING.format('old3')}\s+(?:used\s+to\s+be|was|were)\s+(?:my|our)\s+(?:all-time\s+|old\s+)?favou?rite(?:\s+(?P<cat3>[a-z-]+))?"
+    rf"\s*(?:,\s*)?(?:but|until|before|back\s+then|once\s+upon)"
+)
+
+# ------------------------------------------------------------------ diets
+
+_MEAT = r"(?:meat|chicken|fish|seafood|dairy|cheese|eggs|bacon|burgers|steak|beef|pork|animal\s+products|gluten|bread|carbs|pasta|sugar|everything)"
+DIET_ENDS_ANY = (
+    rf"\bback\s+(?:on|to)\s+(?:eating\s+)?(?:the\s+)?{_MEAT}\b"
+    rf"|\b(?:started|begun|began|went\s+back\s+to|gone\s+back\s+to|going\s+back\s+to|started\s+back|back\s+to)\s+eating\s+"
+    rf"(?:\w+\s+){{0,2}}?{_MEAT}\b"
+    rf"|\beating\s+(?:\w+\s+){{0,2}}?{_MEAT}\s+again\b"
+    rf"|\b(?:not|no\s+longer)\s+(?:following|on|doing|sticking\s+to)\s+(?:any|a)\s+(?:particular\s+|special\s+|specific\s+|set\s+)?"
+    rf"diet\b"
+    rf"|\b(?:I|we)(?:'m|\s+am|'re|\s+are)\s+(?:an?\s+)?(?:omnivores?|meat-eaters?|meat\s+eaters?)\s+(?:again|now)\b"
+    rf"|\b(?:fell|fallen|came|come|went|gone)\s+off\s+the\s+(?:wagon|diet)\b"
+    rf"|\b(?:quit|stopped|gave\s+up|dropped|ditched|abandoned)\s+(?:the|my)\s+diet\b"
+)
+DIET_ENDS = (
+    rf"\b(?:came|come|fell|fallen|went|gone|dropped|stepped)\s+off\s+(?:the\s+)?(?P<diet>{DIET_WORDS})(?![\w-])"
+    rf"|\b(?:dropped|ditched|quit|stopped|abandoned|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|packed\s+in|binned)\s+"
+    rf"(?:the\s+|being\s+|my\s+|going\s+)?(?P<diet2>{DIET_WORDS})(?![\w-])(?:\s+(?:diet|thing|lifestyle|life|experiment|eating))?"
+    rf"|\b(?:no\s+longer|not)\s+(?:doing\s+|following\s+|eating\s+)?(?P<diet3>{DIET_WORDS})(?:\s+(?:diet|anymore|any\s+more))"
+    rf"|\b(?:stopped|quit)\s+being\s+(?P<diet4>{DIET_WORDS})\b"
+)
+
+# ------------------------------------------------------------------ handlers
+
+
+def _ending(s: Sentence, m: re.Match[str], predicate: str, obj: str, importance: float, text: str,
+            single: bool = True, any_value: bool = False) -> Draft:
+    return Draft(s.speaker, predicate, obj, text, "end", importance, single, span=match_span(m, m.end()),
+                 closes_only=True, ends_any=any_value)
+
+
+def _proper(s: Sentence, pos: int):
+    piece = take_proper(s.text, pos, s.limit(pos), allow_lower=False)
+    if piece is None or piece.name.split()[0].lower() in STOP_NAMES | REJECT_PLACE:
+        return None
+    return piece
+
+
+def _named(m: re.Match[str], s: Sentence) -> str | None:
+    """The capitalised object the pattern captured, or the name after the match."""
+    for group in ("obj", "obj2", "obj3"):
+        if group in m.re.groupindex and m[group]:
+            name = m[group].strip()
+            return None if name.split()[0].lower() in STOP_NAMES else name.rstrip(".")
+    piece = _proper(s, m.end())
+    return strip_article(piece.name) if piece is not None else None
+
+
+def _slots_end(predicates: tuple[str, ...]):
+    def handle(m: re.Match[str], s: Sentence) -> list[Draft]:
+        name = _named(m, s)
+        if name is None or about_someone_else(s, m.start()):
+            return []
+        return [_ending(s, m, p, name, HOME if p == "LIVES_IN" else WORK, f"{s.speaker} left {name}")
+                for p in predicates]
+    return handle
+
+
+def work_ended_by(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = m["org"]
+    if name.split()[0].lower() in STOP_NAMES:
+        return []
+    return [_ending(s, m, "WORKS_AT", name, WORK, f"{s.speaker} no longer works at {name}")]
+
+
+def _begins(predicate: str, importance: float, verb: str):
+    def handle(m: re.Match[str], s: Sentence) -> list[Draft]:
+        piece = _proper(s, m.end())
+        moved_us = re.search(r"\b(?:us|me)\s", m[0]) is not None  # "my wife's job took us to X" is our move
+        if piece is None or (about_someone_else(s, m.start()) and not moved_us):
+            return []
+        name = strip_article(piece.name)
+        pred = predicate
+        if predicate == "WORKS_AT":
+            if not employer_ok(piece):
+                return []
+            if SCHOOL_WORD.search(name):
+                pred = "STUDIES_AT"
+        if predicate == "STUDIES_AT" and not SCHOOL_WORD.search(name) and not re.search(
+                r"\b(?:schools|unis|universities|colleges|accepted|admitted|enrolled|matriculated|transferred)\b", m[0], re.I):
+            return []  # "moved to Leeds" is a home; only "transferred"/"switched schools" say a school
+        if predicate == "LIVES_IN" and _TRAVEL_NEAR.search(s.text, m.end()):
+            return []
+        return [Draft(s.speaker, pred, name, f"{s.speaker} {verb} {piece.said}", "state", importance, True,
+                      span=match_span(m, piece.end))]
+    return handle
+
+
+_TRAVEL_NEAR = re.compile(r"\b(?:for\s+(?:a|the|two|three|four|five|\d+)\s+(?:days?|nights?|weeks?|weekend)|on\s+(?:holiday|"
+                          r"vacation|a\s+trip|business)|for\s+(?:a\s+)?(?:holiday|vacation|trip|conference|wedding|visit))\b",
+                          re.IGNORECASE)
+
+
+def partner_ends(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = _named(m, s)
+    if name is None:
+        return []
+    return [_ending(s, m, "PARTNER_OF", name, FAMILY, f"{s.speaker} is no longer with {name}")]  # closes a marriage too
+
+
+def single(m: re.Match[str], s: Sentence) -> list[Draft]:
+    return [_ending(s, m, "PARTNER_OF", "partner", FAMILY, f"{s.speaker} is single", any_value=True)]
+
+
+def partner_begins(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = _named(m, s)
+    if name is None:
+        return []
+    return [Draft(s.speaker, "PARTNER_OF", name, f"{s.speaker} is seeing {name}", "state", FAMILY, True,
+                  span=match_span(m, m.end()))]
+
+
+def pet_ends(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = _named(m, s)
+    if name is None:
+        return []
+    return [_ending(s, m, "HAS_PET", name, PET, f"{s.speaker} no longer has the pet {name}")]
+
+
+_NOT_A_THING = frozenset("it this that them one way time job place house home flat apartment lease mind keys".split())
+
+
+def thing_ends(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = _named(m, s)
+    if name is None or name.split()[-1].lower() in _NOT_A_THING or about_someone_else(s, m.start()):
+        return []
+    if name.split()[0].lower() in PETS or name.split()[0].lower() in RELATIONS:
+        return []  # "we lost our dog Biscuit" is the pets topic's, "lost my grandma" no possession
+    drafts = [_ending(s, m, "OWNS", name, OWN, f"{s.speaker} no longer owns {name}", single=False)]
+    if name[:1].isupper() and name.split()[0] not in BRANDS:
+        drafts.append(_ending(s, m, "HAS_PET", name, PET, f"{s.speaker} no longer has {name}"))
+    return drafts
+
+
+def thing_begins(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = _named(m, s)
+    if name is None or about_someone_else(s, m.start()):
+        return []
+    return [Draft(s.speaker, "OWNS", name, f"{s.speaker} owns {name}", "state", OWN, span=match_span(m, m.end()))]
+
+
+def _activity(phrase: str) -> str | None:
+    words = phrase.lower().split()
+    while words and words[-1] in ("instead", "again", "now", "recently", "lately", "since", "for", "in", "more", "much",
+                                  "lots", "a", "the", "right", "these", "at", "every", "most", "on", "over", "after",
+                                  "during", "because", "when", "this", "last", "until", "with", "and", "but", "so"):
+        words.pop()
+    if not words or words[0] in STOP_NAMES or words[0] in _NOT_A_HOBBY or words[0] in ("trouble", "debt", "shape"):
+        return None
+    if not (words[0].endswith("ing") or words[-1].endswith("ing") or words[-1] in HOBBY_NOUNS or words[-1] in GEAR.values()):
+        return None
+    return activity_name(" ".join(words))
+
+
+def hobby_lost(m: re.Match[str], s: Sentence) -> list[Draft]:
+    after = re.match(r"\s*(?:the\s+|my\s+)?([a-z]+(?:\s+[a-z]+)?)", s.text[m.end():])
+    act = _activity(after[1]) if after else None
+    if act is None and after:
+        act = _activity(after[1].split()[0])
+    if act is None or about_someone_else(s, m.start()):
+        return []
+    return [_ending(s, m, "LIKES", act, LIKE, f"{s.speaker} gave up {act}")]
+
+
+def gear_down(m: re.Match[str], s: Sentence) -> list[Draft]:
+    gear = " ".join((m["gear"] or m["gear2"] or m["gear3"]).lower().split())
+    act = GEAR[gear]
+    return [_ending(s, m, "LIKES", act, LIKE, f"{s.speaker} gave up {act}")]
+
+
+def havent_since(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if m["place_act"]:
+        acts = [m["place_act"].split()[-1]] if m["place_act"].split()[-1].endswith("ing") else []
+    else:
+        verb = m["verb"].lower()
+        if not verb.startswith("done any ") and verb not in _HOBBY_PAST:
+            return []
+        if verb.startswith("done any "):
+            acts = [verb.split()[-1]]
+        elif verb in _IRREGULAR:
+            acts = [_IRREGULAR[verb]]
+        else:
+            stem = verb[:-2]
+            acts = sorted({to_gerund(stem), to_gerund(stem + "e"), stem[:-1] + "ing" if stem[-1:] == stem[-2:-1] else ""} - {""})
+    return [_ending(s, m, "LIKES", a, LIKE, f"{s.speaker} stopped {a}") for a in acts
+            if a not in ("being", "having", "doing", "going", "seeing", "heing", "ing")]
+
+
+def hobby_begins(m: re.Match[str], s: Sentence) -> list[Draft]:
+    act = _activity(m["act"] or m["act2"] or m["act3"] or "")
+    if act is None or about_someone_else(s, m.start()):
+        return []
+    if not m["act3"]:  # "I'm all about pottery" is a state; only "picked up X instead" says it began
+        return [Draft(s.speaker, "LIKES", act, f"{s.speaker} enjoys {act}", "state", LIKE, True, f"PREF:{act}",
+                      span=match_span(m, m.end()))]
+    return [Draft(s.speaker, "STARTED", act, f"{s.speaker} took up {act}", "event", LIKE, span=match_span(m, m.end()))]
+
+
+def _fav_name(value: str) -> str:
+    words = value.strip().rstrip(".").split()
+    while words and words[0].lower() in STOP_NAMES:  # "Honestly Alien isn't ..." -> "Alien"
+        words.pop(0)
+    return " ".join(words)
+
+
+def fav_overtaken(m: re.Match[str], s: Sentence) -> list[Draft]:
+    new, old = _fav_name(m["new"] or m["new2"]), _fav_name(m["old"] or m["old2"])
+    if not new or not old or new.split()[0].lower() in STOP_NAMES and new.split()[0] != "The":
+        return []
+    cat = m["cat"]
+    slot = f"FAVORITE:{cat.lower()}" if cat else f"PREF:{new.lower()}"
+    return [_ending(s, m, "LIKES", old, LIKE, f"{old} is no longer {s.speaker}'s favourite"),
+            Draft(s.speaker, "LIKES", new, f"{new} is {s.speaker}'s favourite", "state", LIKE, True, slot,
+                  span=match_span(m, m.end()))]
+
+
+def fav_ended(m: re.Match[str], s: Sentence) -> list[Draft]:
+    old = _fav_name(m["old"] or m["old2"] or m["old3"])
+    if not old or old.split()[0].lower() in STOP_NAMES:
+        return []
+    if m["old"] and not (m["anymore"] or s.says_anymore(m.start(), m.end()) or re.search(
+            r"\bno\s+longer\b", m[0], re.I)):
+        return []  # "Alien isn't my favourite" may correct; "... anymore" ends
+    return [_ending(s, m, "LIKES", old, LIKE, f"{old} is no longer {s.speaker}'s favourite")]
+
+
+def diet_ends(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if about_someone_else(s, m.start()):
+        return []
+    word = next((m[g] for g in ("diet", "diet2", "diet3", "diet4") if g in m.re.groupindex and m[g]), None)
+    if word is None:
+        return [Draft(s.speaker, "DIET", "diet", f"{s.speaker} no longer follows a diet", "end", HEALTH, True, "DIET",
+                      span=match_span(m, m.end()), closes_only=True, ends_any=True)]
+    low = word.lower()
+    name = DIET_NORMAL.get(low, low)
+    return [Draft(s.speaker, "DIET", name, f"{s.speaker} is no longer {name}", "end", HEALTH, True, "DIET",
+                  span=match_span(m, m.end()), closes_only=True)]
+
+
+def _r(pattern: str, keywords: tuple[str, ...] | str = ()):
+    """A trigger; `keywords` as a word tuple, or an idiom list (its phrases' longest words)."""
+    return rule(pattern, _keys(keywords) if isinstance(keywords, str) else keywords)
+
+
+def _keys(phrases: str) -> tuple[str, ...]:
+    """One word each phrase of an idiom list holds (its longest), so a sentence with none skips the regex."""
+    words = set()
+    for phrase in phrases.strip("(?:)").split("|"):
+        literal = [w for w in re.split(r"\\s\+|\s+", phrase) if w.replace("'", "").replace("-", "").isalpha()]
+        if not literal:
+            return ()
+        words.add(max(literal, key=len).lower())
+    return tuple(sorted(words))
+
+
+# the idiom closes its clause: "Sam and I are done." but not "Sam and I are done with the report"
+_CLAUSE_ENDS = (r"(?=\s*(?:[,.;:!?)]|$|\s+[-\u2013\u2014]|\s+(?:in|on|last|this|after|around|about|a|two|three|over|for\s+good|"
+                r"because|and|but|so|when|just|back|earlier|recently|officially|mutually|months|weeks|years|before|at\s+the)\b))")
+_ORG_FIRST = r"(?P<org>(?-i:[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,3}))\s+(?:(?:just|finally|eventually|recently)\s+)?"
+_TABLE: tuple[Rule, ...] = (
+    Rule(_r(rf"\b{WORK_ENDS}\s+{_OBJ}", WORK_ENDS), _slots_end(("WORKS_AT",)), False),
+    Rule(_r(rf"{_ORG_FIRST}{WORK_ENDED_BY}(?=\s*(?:[,.;:!]|$|\s+(?:in|on|last|this|after|when|because|since|back|"
+            r"at\s+the\s+end|and|but|so)\b))", ("me", "my")), work_ended_by, False),
+    Rule(_r(rf"\b{STUDY_ENDS}\s+{_OBJ}", STUDY_ENDS), _slots_end(("STUDIES_AT",)), False),
+    Rule(_r(rf"\b{ANY_ENDS}\s+{_OBJ}", ANY_ENDS), _slots_end(("LIVES_IN", "WORKS_AT", "STUDIES_AT")), False),
+    Rule(_r(_LEFT_BEHIND, ("behind",)), _slots_end(("LIVES_IN", "WORKS_AT", "STUDIES_AT")), False),
+    Rule(_r(rf"\b{HOME_ENDS}\s+{_OBJ}", HOME_ENDS), _slots_end(("LIVES_IN",)), False),
+    Rule(_r(_LEASE_ENDED, ("lease", "tenancy", "rental", "contract")), _slots_end(("LIVES_IN",)), False),
+    Rule(_r(HOME_BEGINS, ("moved", "relocated", "sticks", "decamped", "emigrated", "move", "jump", "headed", "went",
+                          "drove", "took", "brought", "sent", "renting", "living", "settled", "based", "staying",
+                          "house-sitting", " in ", "landed", "ended", "wound", "home", "roots", "resident", "local")), _begins("LIVES_IN", HOME, "lives in")),
+    Rule(_r(WORK_BEGINS, ("role", "job", "position", "post", "gig", "contract", "placement", "work", "shifts",
+                          "freelancing", "contracting", "consulting", "temping", "working", "payroll", "staff", "team",
+                          "been")), _begins("WORKS_AT", WORK, "works at")),
+    Rule(_r(STUDY_BEGINS, ("transferred", "switched", "moved", "changed", "accepted", "admitted", " in ", "enrolled",
+                           "matriculated", " at ")), _begins("STUDIES_AT", WORK, "studies at")),
+    Rule(_r(rf"{_PARTNER_NAME}\s+and\s+I\s+(?:(?:have|had|just|finally|officially|recently|mutually|both)\s+)*{PARTNER_ENDS_WE}"
+            rf"{_CLAUSE_ENDS}", (" and i ",)), partner_ends, False),
+    Rule(_r(rf"{_PARTNER_NAME}\s+(?:(?:just|finally|eventually|suddenly|recently|officially)\s+)*{PARTNER_ENDS_THEY}\b",
+            PARTNER_ENDS_THEY),
+         partner_ends, False),
+    Rule(_r(rf"\bI\s+(?:(?:just|finally|eventually|recently|officially)\s+)*{PARTNER_ENDS_I}\s+{_PARTNER_NAME}\b",
+            PARTNER_ENDS_I),
+         partner_ends),
+    Rule(_r(_SINGLE, ("single", "apps", "market")), single, False),
+    Rule(_r(PARTNER_BEGINS, ("seeing", "dating", "going out", "with", "met", "fell", "together", " and i ")), partner_begins),
+    Rule(_r(rf"\b{PET_ENDS_BEFORE}\s+(?:(?:poor|old|sweet|little|our|my|dear)\s+)*{_PARTNER_NAME}\s+{_PET_GONE_AFTER}\b",
+            _PET_GONE_AFTER),
+         pet_ends, False),
+    Rule(_r(rf"(?:^|[,;:]\s+|\b(?:we|I)\s+(?:re)?homed\s+|\b(?:and|so|but|then)\s+){_PARTNER_NAME}\s+"
+            rf"(?:(?:sadly|finally|eventually|just|recently|unfortunately|has|had|was|got)\s+)*{PET_ENDS_SUBJECT}\b",
+            PET_ENDS_SUBJECT),
+         pet_ends, False),
+    Rule(_r(rf"\b(?:re-?homed|gave\s+away|surrendered)\s+{_PARTNER_NAME}\b", ("homed", "gave away", "surrendered")),
+         pet_ends, False),
+    Rule(_r(rf"\b{THING_ENDS_BEFORE}\s+{_THING}(?=\s*(?:[,.;:!?]|$|\s+(?:to|for|in|on|at|last|this|and|but|because|after|"
+            r"when|since|—|-|a|an|the|my)\b))", THING_ENDS_BEFORE), thing_ends),
+    Rule(_r(rf"\bgave\s+{_THING}\s+(?:away|to)\b", ("gave",)), thing_ends),
+    Rule(_r(rf"(?:^|[,;:]\s+|\b(?:and|so|but|then)\s+){_THING}\s+(?:(?:finally|eventually|sadly|just|has|had)\s+)*{THING_GONE_AFTER}\b",
+            THING_GONE_AFTER),
+         thing_ends, False),
+    Rule(_r(_LEFT_ON, ("left", "lost", "forgot")), thing_ends, False),
+    Rule(_r(THING_BEGINS, ("driving", "riding", "playing", "rocking", "replaced")), thing_begins),
+    Rule(_r(rf"(?:\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|kind\s+of|sort\s+of|completely|totally)\s+)*|^){HOBBY_LOST}\b", HOBBY_LOST),
+         hobby_lost),
+    Rule(_r(GEAR_DOWN, tuple(sorted({g.split()[-1] for g in GEAR}))), gear_down),
+    Rule(_r(HAVENT_SINCE, ("haven't", "have not", "hasn't")), havent_since, False),
+    Rule(_r(HOBBY_BEGINS, ("got", "getting", "gotten", "about", "into", "picked", "took", "taken", "started")),
+         hobby_begins),
+    Rule(_r(FAV_OVERTAKEN, ("spot", "top", "number one", "pedestal", "throne", "first place", "favorite", "favourite")),
+         fav_overtaken, False),
+    Rule(_r(FAV_ENDED, ("favorite", "favourite")), fav_ended, False),
+    Rule(_r(DIET_ENDS_ANY, ("back", "eating", "diet", "omnivore", "meat", "wagon")), diet_ends, False),
+    Rule(_r(DIET_ENDS, DIETS), diet_ends, False),
+)
+TRIGGERS = tuple(r.trigger for r in _TABLE)
+RULES: tuple[Rule, ...] = tuple(Rule(t, r.handler, r.guarded) for t, r in zip(TRIGGERS, _TABLE))
