@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphmem.schema.errors import InvalidInput
 from graphmem.retrieval.feedback import FeedbackConfig
+from graphmem.retrieval.session_dense import SessionPriorConfig
 
 
 class FactList(StrEnum):
@@ -103,6 +104,9 @@ class SearchRecipe(BaseModel):
         default_factory=lambda: FeedbackConfig(docs=5, terms=10, weight=0.25),
         description="BM25 pseudo-relevance feedback replacing the turn BM25 list (`retrieval.feedback`); None is off; "
                     "settings fixed in advance, kept on the LongMemEval tuning half and LoCoMo tuning split (README)")
+    session_prior: SessionPriorConfig | None = Field(
+        None, description="sessions ranked by the centroid of their stored turn vectors reorder the fused turns "
+                          "(`retrieval.session_dense`); None is off; opt-in (README, sixth round)")
 
 
 HYBRID_RRF = SearchRecipe(name="hybrid_rrf")
@@ -162,8 +166,21 @@ HYBRID_PRF = SearchRecipe(name="hybrid_prf", feedback=FeedbackConfig(docs=5, ter
 # the single-list ones has it; `graphmem:no_learned` is the ablation.
 HYBRID_LEARNED = SearchRecipe(name="hybrid_learned", fusion=Fusion.LEARNED)
 
+# Session centroids (`retrieval.session_dense`), opt-in: the first 10 fused turns stay,
+# then one turn of each next session by RRF of fused rank and centroid rank until 10
+# sessions are covered (`hybrid_session_tail`; `_own`: centroids of the user's own
+# turns), or the top centroid sessions' best turns as one more RRF list
+# (`hybrid_session_list`). Measured in issue 12's sixth round (README).
+HYBRID_SESSION_TAIL = SearchRecipe(name="hybrid_session_tail", session_prior=SessionPriorConfig(mode="tail"))
+HYBRID_SESSION_TAIL_OWN = SearchRecipe(name="hybrid_session_tail_own",
+                                       session_prior=SessionPriorConfig(mode="tail", own=True))
+HYBRID_SESSION_LIST = SearchRecipe(name="hybrid_session_list",
+                                   session_prior=SessionPriorConfig(mode="list", own=True, sessions=5, per_session=2,
+                                                                    weight=0.5))
+
 RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY, HYBRID_DECAY, HYBRID_SPEAKER,
-                               HYBRID_FACT_TURNS, HYBRID_SESSION_CAP, HYBRID_PRF, HYBRID_LEARNED)}
+                               HYBRID_FACT_TURNS, HYBRID_SESSION_CAP, HYBRID_PRF, HYBRID_LEARNED,
+                               HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SESSION_LIST)}
 DEFAULT_RECIPE = HYBRID_RRF
 
 

@@ -44,6 +44,7 @@ from graphmem.retrieval.fact_turns import pull_sources
 from graphmem.retrieval.feedback import expanded_scores
 from graphmem.retrieval.tokenize import tokenize
 from graphmem.retrieval.session_cap import cap_sessions
+from graphmem.retrieval import session_dense
 from graphmem.retrieval.time_prior import time_list
 from graphmem.retrieval.turn_views import view_lists
 from graphmem.schema import time as t
@@ -142,6 +143,29 @@ def _reorder_turns(idx: UserIndexes, ranked: list[str], facts: list[FactRecord],
         session_of = {u: table.sessions[pos[u]] for u in ranked if u in pos}
         ranked = cap_sessions(ranked, session_of, recipe.session_cap, limit)
     return ranked
+
+
+def _session_prior(ctx, user_id: str, idx: UserIndexes, ranked: list[str], vector, recipe: SearchRecipe
+                   ) -> list[str]:
+    """The fused turns reordered by the session centroid ranking (`retrieval.session_dense`); opt-in."""
+    cfg = recipe.session_prior
+    if cfg is None or not ranked:
+        return ranked
+    sv = session_dense.vectors_of(ctx.store, user_id, idx, cfg.own)
+    if sv is None:
+        return ranked
+    table = idx.turns
+    if cfg.mode == "list":
+        dense = session_dense.session_list(sv, table, vector, cfg.sessions, cfg.per_session)
+        return [x.doc_id for x in rrf([ranked, dense], k=cfg.rrf_k, weights=[1.0, cfg.weight])]
+    pos = table.position()
+    session_of = {u: table.sessions[pos[u]] for u in ranked if u in pos}
+    centroid = sv.rank_sessions(vector)
+    order = session_dense.session_order(ranked, session_of, centroid, cfg.rrf_k)
+    present = set(session_of.values())
+    wanted = [s for s in order[: cfg.sessions * 3] if s not in present]
+    best = {s: turns[0] for s in wanted if (turns := sv.best_turns(table, vector, s, 1))}
+    return session_dense.promote_sessions(ranked, session_of, order, best, cfg.head, cfg.sessions)
 
 
 def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, recipe, distance,
@@ -409,6 +433,7 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     else:
         fused_turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k, extra)
     ranked_turns = _reorder_turns(idx, fused_turns, facts, recipe, limit)
+    ranked_turns = _session_prior(ctx, user_id, idx, ranked_turns, vector, recipe)
     best = max(best_fact, best_turn)
     signals = _abstain_signals(ctx, user_id, idx, plan, best, masked_vector, view)
     abstain, reason = abstention.decide(signals)
