@@ -104,6 +104,8 @@ class SearchRecipe(BaseModel):
         default_factory=lambda: FeedbackConfig(docs=5, terms=10, weight=0.25),
         description="BM25 pseudo-relevance feedback replacing the turn BM25 list (`retrieval.feedback`); None is off; "
                     "settings fixed in advance, kept on the LongMemEval tuning half and LoCoMo tuning split (README)")
+    chat_neighbours: bool = Field(True, description="the neighbour list in user-assistant memories (any turn spoken "
+                                  "by `user`); False drops it there only; opt-in (README, sixth round)")
     session_prior: SessionPriorConfig | None = Field(
         None, description="sessions ranked by the centroid of their stored turn vectors reorder the fused turns "
                           "(`retrieval.session_dense`); None is off; opt-in (README, sixth round)")
@@ -177,10 +179,15 @@ HYBRID_SESSION_TAIL_OWN = SearchRecipe(name="hybrid_session_tail_own",
 HYBRID_SESSION_LIST = SearchRecipe(name="hybrid_session_list",
                                    session_prior=SessionPriorConfig(mode="list", own=True, sessions=5, per_session=2,
                                                                     weight=0.5))
+# No neighbour list in user-assistant memories (a user turn's neighbours are the
+# assistant's long answers, README: on LongMemEval the neighbours cost 0.022 R@10);
+# named-speaker memories keep it. Opt-in, issue 12's sixth round.
+HYBRID_NO_CHAT_NEIGHBOURS = SearchRecipe(name="hybrid_no_chat_neighbours", chat_neighbours=False)
 
 RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY, HYBRID_DECAY, HYBRID_SPEAKER,
                                HYBRID_FACT_TURNS, HYBRID_SESSION_CAP, HYBRID_PRF, HYBRID_LEARNED,
-                               HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SESSION_LIST)}
+                               HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SESSION_LIST,
+                               HYBRID_NO_CHAT_NEIGHBOURS)}
 DEFAULT_RECIPE = HYBRID_RRF
 
 

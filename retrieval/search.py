@@ -225,7 +225,8 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
     if TurnList.MENTIONS in weights and entity_uuids:
         rows = ctx.store.run(user_id, q.episodes_mentioning(entity_uuids, n, view.scopes), read_only=True)
         lists[TurnList.MENTIONS] = [r["uuid"] for r in rows]
-    if TurnList.NEIGHBOURS in weights:
+    chat = idx.turns is not None and bool(np.any(idx.turns.own_turns))
+    if TurnList.NEIGHBOURS in weights and (recipe.chat_neighbours or not chat):
         top = recipe.neighbour_seeds
         seeds = list(dict.fromkeys(lists.get(TurnList.VECTOR, [])[:top] + lists.get(TurnList.BM25, [])[:top]))
         if seeds:

@@ -30,6 +30,8 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
   centroid of their stored turn vectors (all turns / the user's own) reorder the
   fused turns after the first 10, or add their best turns as one more RRF list
   (`retrieval.session_dense`; opt-in, issue 12's sixth round);
+- ``no_chat_neighbours``: no neighbour list in user-assistant memories only
+  (``hybrid_no_chat_neighbours``; opt-in, issue 12's sixth round);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -47,7 +49,7 @@ from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import (
     DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_LEARNED, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP,
-    HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
+    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
 )
 
 
@@ -81,6 +83,7 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "session_tail": HYBRID_SESSION_TAIL,
     "session_tail_own": HYBRID_SESSION_TAIL_OWN,
     "session_list": HYBRID_SESSION_LIST,
+    "no_chat_neighbours": HYBRID_NO_CHAT_NEIGHBOURS,
 }
 
 

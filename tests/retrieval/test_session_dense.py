@@ -127,3 +127,28 @@ def test_session_vectors_are_read_once_per_graph_version(memory, monkeypatch):
     for _ in range(2):
         memory.search("p", "bread?", now=NOW, recipe=get_recipe("hybrid_session_list"))
     assert len(calls) == 1
+
+
+def _count_neighbour_queries(monkeypatch):
+    from graphmem.retrieval import search as s
+
+    calls = []
+    real = s.q.episode_neighbours
+    monkeypatch.setattr(s.q, "episode_neighbours", lambda uuids: calls.append(uuids) or real(uuids))
+    return calls
+
+
+def test_no_chat_neighbours_drops_the_neighbour_list_in_user_assistant_memories_only(memory, monkeypatch):
+    _write_sessions(memory, sessions=3)
+    for i, speaker in enumerate(["Caroline", "Melanie"]):
+        memory.write("named", [{"role": "user", "speaker": speaker, "content": "The glacier trail was icy."}],
+                     f"2024-03-{i + 1:02d}")
+    calls = _count_neighbour_queries(monkeypatch)
+    recipe = get_recipe("hybrid_no_chat_neighbours")
+    assert DEFAULT_RECIPE.chat_neighbours and not recipe.chat_neighbours
+    memory.search("p", "What did I say about bread?", now=NOW)
+    assert len(calls) == 1
+    memory.search("p", "What did I say about bread?", now=NOW, recipe=recipe)
+    assert len(calls) == 1
+    memory.search("named", "Where was the glacier trail?", now=NOW, recipe=recipe)
+    assert len(calls) == 2
