@@ -19,6 +19,7 @@ recipe through `validate_recipe` first.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -104,8 +105,9 @@ class SearchRecipe(BaseModel):
         default_factory=lambda: FeedbackConfig(docs=5, terms=10, weight=0.25),
         description="BM25 pseudo-relevance feedback replacing the turn BM25 list (`retrieval.feedback`); None is off; "
                     "settings fixed in advance, kept on the LongMemEval tuning half and LoCoMo tuning split (README)")
-    chat_neighbours: bool = Field(True, description="the neighbour list in user-assistant memories (any turn spoken "
-                                  "by `user`); False drops it there only; opt-in (README, sixth round)")
+    chat_neighbours: Literal["all", "user", "none"] = Field(
+        "all", description="the neighbour list in user-assistant memories (any turn spoken by `user`): all of it, "
+                           "only the user's own turns, or none; named-speaker memories keep all; README, sixth round")
     session_prior: SessionPriorConfig | None = Field(
         None, description="sessions ranked by the centroid of their stored turn vectors reorder the fused turns "
                           "(`retrieval.session_dense`); None is off; opt-in (README, sixth round)")
@@ -182,12 +184,16 @@ HYBRID_SESSION_LIST = SearchRecipe(name="hybrid_session_list",
 # No neighbour list in user-assistant memories (a user turn's neighbours are the
 # assistant's long answers, README: on LongMemEval the neighbours cost 0.022 R@10);
 # named-speaker memories keep it. Opt-in, issue 12's sixth round.
-HYBRID_NO_CHAT_NEIGHBOURS = SearchRecipe(name="hybrid_no_chat_neighbours", chat_neighbours=False)
+HYBRID_NO_CHAT_NEIGHBOURS = SearchRecipe(name="hybrid_no_chat_neighbours", chat_neighbours="none")
+# Only the user's own turns among the neighbours there: an assistant answer that matches
+# the question's words brings the user turn before it, a user turn no longer brings the
+# assistant's answer. Opt-in, issue 12's sixth round.
+HYBRID_USER_NEIGHBOURS = SearchRecipe(name="hybrid_user_neighbours", chat_neighbours="user")
 
 RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY, HYBRID_DECAY, HYBRID_SPEAKER,
                                HYBRID_FACT_TURNS, HYBRID_SESSION_CAP, HYBRID_PRF, HYBRID_LEARNED,
                                HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SESSION_LIST,
-                               HYBRID_NO_CHAT_NEIGHBOURS)}
+                               HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_USER_NEIGHBOURS)}
 DEFAULT_RECIPE = HYBRID_RRF
 
 

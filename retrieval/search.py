@@ -226,7 +226,7 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
         rows = ctx.store.run(user_id, q.episodes_mentioning(entity_uuids, n, view.scopes), read_only=True)
         lists[TurnList.MENTIONS] = [r["uuid"] for r in rows]
     chat = idx.turns is not None and bool(np.any(idx.turns.own_turns))
-    if TurnList.NEIGHBOURS in weights and (recipe.chat_neighbours or not chat):
+    if TurnList.NEIGHBOURS in weights and (recipe.chat_neighbours != "none" or not chat):
         top = recipe.neighbour_seeds
         seeds = list(dict.fromkeys(lists.get(TurnList.VECTOR, [])[:top] + lists.get(TurnList.BM25, [])[:top]))
         if seeds:
@@ -234,6 +234,9 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
             rank = {uuid: i for i, uuid in enumerate(seeds)}
             rows.sort(key=lambda r: rank[r["of"]])
             lists[TurnList.NEIGHBOURS] = list(dict.fromkeys(r["uuid"] for r in rows))
+            if chat and recipe.chat_neighbours == "user":
+                pos, own = idx.turns.position(), idx.turns.own_turns
+                lists[TurnList.NEIGHBOURS] = [u for u in lists[TurnList.NEIGHBOURS] if u in pos and own[pos[u]]]
     lists |= view_lists(idx, plan, lists, recipe, bm25_scores)
     return lists, best
 

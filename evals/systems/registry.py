@@ -30,8 +30,9 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
   centroid of their stored turn vectors (all turns / the user's own) reorder the
   fused turns after the first 10, or add their best turns as one more RRF list
   (`retrieval.session_dense`; opt-in, issue 12's sixth round);
-- ``no_chat_neighbours``: no neighbour list in user-assistant memories only
-  (``hybrid_no_chat_neighbours``; opt-in, issue 12's sixth round);
+- ``no_chat_neighbours`` / ``user_neighbours``: in user-assistant memories only, no
+  neighbour list / only the user's own turns in it (``hybrid_no_chat_neighbours``,
+  ``hybrid_user_neighbours``; opt-in, issue 12's sixth round);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -49,7 +50,7 @@ from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import (
     DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_LEARNED, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP,
-    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
+    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
 )
 
 
@@ -84,6 +85,7 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "session_tail_own": HYBRID_SESSION_TAIL_OWN,
     "session_list": HYBRID_SESSION_LIST,
     "no_chat_neighbours": HYBRID_NO_CHAT_NEIGHBOURS,
+    "user_neighbours": HYBRID_USER_NEIGHBOURS,
 }
 
 

@@ -145,10 +145,32 @@ def test_no_chat_neighbours_drops_the_neighbour_list_in_user_assistant_memories_
                      f"2024-03-{i + 1:02d}")
     calls = _count_neighbour_queries(monkeypatch)
     recipe = get_recipe("hybrid_no_chat_neighbours")
-    assert DEFAULT_RECIPE.chat_neighbours and not recipe.chat_neighbours
+    assert DEFAULT_RECIPE.chat_neighbours == "all" and recipe.chat_neighbours == "none"
     memory.search("p", "What did I say about bread?", now=NOW)
     assert len(calls) == 1
     memory.search("p", "What did I say about bread?", now=NOW, recipe=recipe)
     assert len(calls) == 1
     memory.search("named", "Where was the glacier trail?", now=NOW, recipe=recipe)
     assert len(calls) == 2
+
+
+def test_user_neighbours_keep_only_the_users_own_turns_among_the_neighbours_of_a_chat(memory):
+    memory.write("p", [{"role": "user", "speaker": "user", "content": "I adopted a puppy called Rex."},
+                       {"role": "assistant", "speaker": "assistant", "content": "Congratulations on the puppy Rex!"},
+                       {"role": "user", "speaker": "user", "content": "He chews my shoes."},
+                       {"role": "assistant", "speaker": "assistant", "content": "Chewing is normal for a puppy."}],
+                 "2024-03-01", session_id="s0")
+    _write_sessions(memory, sessions=2)
+    from graphmem.retrieval import learned_fusion
+
+    question = "What is my puppy called?"
+    speakers = {r.uuid: r.speaker for r in memory.inspect().episodes("p")}
+    with learned_fusion.recording(force=True) as log:
+        memory.search("p", question, now=NOW)
+        memory.search("p", question, now=NOW, recipe=get_recipe("hybrid_user_neighbours"))
+    column = learned_fusion.FEATURES.index("in_neighbours")
+    (all_ids, all_x), (user_ids, user_x) = log
+    every = [u for u, row in zip(all_ids, all_x) if row[column]]
+    users = [u for u, row in zip(user_ids, user_x) if row[column]]
+    assert {speakers[u] for u in every} == {"user", "assistant"}
+    assert users and {speakers[u] for u in users} == {"user"} and set(users) <= set(every)
