@@ -20,6 +20,11 @@ Two ways to use that ranking, both opt-in (`SearchRecipe.session_prior`):
 - ``list``: the best turns of the top centroid sessions, interleaved by session,
   are fused with the fused turn order by RRF (`weight` against 1.0).
 
+Measured in issue 12's sixth round (README, "Retrieval ablation"): neither passed its
+rule (the tail moved session any@10 +0.005 on the LoCoMo tuning split and not at all on
+the LME tuning half; the list cost R@10), so both stay opt-in. A centroid ranks sessions
+worse than their best fused turn does.
+
 Pure functions over `TurnTable` positions (`retrieval.turn_views`); the vectors
 are read once per graph version (`vectors_of`).
 """
