@@ -32,6 +32,7 @@ class UserIndexes:
     scopes: frozenset[str] = frozenset()  # every scope a fact or turn here has
     narrowed: dict = field(default_factory=dict, compare=False, repr=False)  # `retrieval.scoped`'s cache
     turns: TurnTable | None = None  # session and speaker of each turn, in `episodes` order
+    derived: dict = field(default_factory=dict, compare=False, repr=False)  # per-version caches (`retrieval.session_dense`)
 
 
 class WarmIndexes:

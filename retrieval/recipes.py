@@ -19,11 +19,13 @@ recipe through `validate_recipe` first.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphmem.schema.errors import InvalidInput
 from graphmem.retrieval.feedback import FeedbackConfig
+from graphmem.retrieval.session_dense import SessionPriorConfig
 
 
 class FactList(StrEnum):
@@ -103,6 +105,12 @@ class SearchRecipe(BaseModel):
         default_factory=lambda: FeedbackConfig(docs=5, terms=10, weight=0.25),
         description="BM25 pseudo-relevance feedback replacing the turn BM25 list (`retrieval.feedback`); None is off; "
                     "settings fixed in advance, kept on the LongMemEval tuning half and LoCoMo tuning split (README)")
+    chat_neighbours: Literal["all", "user", "none"] = Field(
+        "all", description="the neighbour list in user-assistant memories (any turn spoken by `user`): all of it, "
+                           "only the user's own turns, or none; named-speaker memories keep all; README, sixth round")
+    session_prior: SessionPriorConfig | None = Field(
+        None, description="sessions ranked by the centroid of their stored turn vectors reorder the fused turns "
+                          "(`retrieval.session_dense`); None is off; opt-in (README, sixth round)")
 
 
 HYBRID_RRF = SearchRecipe(name="hybrid_rrf")
@@ -162,8 +170,34 @@ HYBRID_PRF = SearchRecipe(name="hybrid_prf", feedback=FeedbackConfig(docs=5, ter
 # the single-list ones has it; `graphmem:no_learned` is the ablation.
 HYBRID_LEARNED = SearchRecipe(name="hybrid_learned", fusion=Fusion.LEARNED)
 
+# Session centroids (`retrieval.session_dense`), opt-in: the first 10 fused turns stay,
+# then one turn of each next session by RRF of fused rank and centroid rank until 10
+# sessions are covered (`hybrid_session_tail`; `_own`: centroids of the user's own
+# turns), or the top centroid sessions' best turns as one more RRF list
+# (`hybrid_session_list`). Measured in issue 12's sixth round (README): session
+# any@10 +0.005 / +0.000 (tail) on the LoCoMo tuning split / LME tuning half, short of
+# the +0.01 its rule asked; the list cost R@10. Not kept.
+HYBRID_SESSION_TAIL = SearchRecipe(name="hybrid_session_tail", session_prior=SessionPriorConfig(mode="tail"))
+HYBRID_SESSION_TAIL_OWN = SearchRecipe(name="hybrid_session_tail_own",
+                                       session_prior=SessionPriorConfig(mode="tail", own=True))
+HYBRID_SESSION_LIST = SearchRecipe(name="hybrid_session_list",
+                                   session_prior=SessionPriorConfig(mode="list", own=True, sessions=5, per_session=2,
+                                                                    weight=0.5))
+# No neighbour list in user-assistant memories (a user turn's neighbours are the
+# assistant's long answers, README: on LongMemEval the neighbours cost 0.022 R@10);
+# named-speaker memories keep it. Opt-in, issue 12's sixth round: LME tuning half
+# R@5 +0.043 but R@10 -0.020, so not kept.
+HYBRID_NO_CHAT_NEIGHBOURS = SearchRecipe(name="hybrid_no_chat_neighbours", chat_neighbours="none")
+# Only the user's own turns among the neighbours there: an assistant answer that matches
+# the question's words brings the user turn before it, a user turn no longer brings the
+# assistant's answer. Opt-in, issue 12's sixth round: LME tuning half R@5 +0.017,
+# R@10 -0.003, so not kept.
+HYBRID_USER_NEIGHBOURS = SearchRecipe(name="hybrid_user_neighbours", chat_neighbours="user")
+
 RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY, HYBRID_DECAY, HYBRID_SPEAKER,
-                               HYBRID_FACT_TURNS, HYBRID_SESSION_CAP, HYBRID_PRF, HYBRID_LEARNED)}
+                               HYBRID_FACT_TURNS, HYBRID_SESSION_CAP, HYBRID_PRF, HYBRID_LEARNED,
+                               HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SESSION_LIST,
+                               HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_USER_NEIGHBOURS)}
 DEFAULT_RECIPE = HYBRID_RRF
 
 

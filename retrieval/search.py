@@ -44,6 +44,7 @@ from graphmem.retrieval.fact_turns import pull_sources
 from graphmem.retrieval.feedback import expanded_scores
 from graphmem.retrieval.tokenize import tokenize
 from graphmem.retrieval.session_cap import cap_sessions
+from graphmem.retrieval import session_dense
 from graphmem.retrieval.time_prior import time_list
 from graphmem.retrieval.turn_views import view_lists
 from graphmem.schema import time as t
@@ -144,6 +145,29 @@ def _reorder_turns(idx: UserIndexes, ranked: list[str], facts: list[FactRecord],
     return ranked
 
 
+def _session_prior(ctx, user_id: str, idx: UserIndexes, ranked: list[str], vector, recipe: SearchRecipe
+                   ) -> list[str]:
+    """The fused turns reordered by the session centroid ranking (`retrieval.session_dense`); opt-in."""
+    cfg = recipe.session_prior
+    if cfg is None or not ranked:
+        return ranked
+    sv = session_dense.vectors_of(ctx.store, user_id, idx, cfg.own)
+    if sv is None:
+        return ranked
+    table = idx.turns
+    if cfg.mode == "list":
+        dense = session_dense.session_list(sv, table, vector, cfg.sessions, cfg.per_session)
+        return [x.doc_id for x in rrf([ranked, dense], k=cfg.rrf_k, weights=[1.0, cfg.weight])]
+    pos = table.position()
+    session_of = {u: table.sessions[pos[u]] for u in ranked if u in pos}
+    centroid = sv.rank_sessions(vector)
+    order = session_dense.session_order(ranked, session_of, centroid, cfg.rrf_k)
+    present = set(session_of.values())
+    wanted = [s for s in order[: cfg.sessions * 3] if s not in present]
+    best = {s: turns[0] for s in wanted if (turns := sv.best_turns(table, vector, s, 1))}
+    return session_dense.promote_sessions(ranked, session_of, order, best, cfg.head, cfg.sessions)
+
+
 def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, recipe, distance,
                 scopes: Sequence[str] = ("user",)) -> list[FactRecord]:
     if not ordered:
@@ -201,7 +225,8 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
     if TurnList.MENTIONS in weights and entity_uuids:
         rows = ctx.store.run(user_id, q.episodes_mentioning(entity_uuids, n, view.scopes), read_only=True)
         lists[TurnList.MENTIONS] = [r["uuid"] for r in rows]
-    if TurnList.NEIGHBOURS in weights:
+    chat = idx.turns is not None and bool(np.any(idx.turns.own_turns))
+    if TurnList.NEIGHBOURS in weights and (recipe.chat_neighbours != "none" or not chat):
         top = recipe.neighbour_seeds
         seeds = list(dict.fromkeys(lists.get(TurnList.VECTOR, [])[:top] + lists.get(TurnList.BM25, [])[:top]))
         if seeds:
@@ -209,6 +234,9 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
             rank = {uuid: i for i, uuid in enumerate(seeds)}
             rows.sort(key=lambda r: rank[r["of"]])
             lists[TurnList.NEIGHBOURS] = list(dict.fromkeys(r["uuid"] for r in rows))
+            if chat and recipe.chat_neighbours == "user":
+                pos, own = idx.turns.position(), idx.turns.own_turns
+                lists[TurnList.NEIGHBOURS] = [u for u in lists[TurnList.NEIGHBOURS] if u in pos and own[pos[u]]]
     lists |= view_lists(idx, plan, lists, recipe, bm25_scores)
     return lists, best
 
@@ -409,6 +437,7 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     else:
         fused_turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k, extra)
     ranked_turns = _reorder_turns(idx, fused_turns, facts, recipe, limit)
+    ranked_turns = _session_prior(ctx, user_id, idx, ranked_turns, vector, recipe)
     best = max(best_fact, best_turn)
     signals = _abstain_signals(ctx, user_id, idx, plan, best, masked_vector, view)
     abstain, reason = abstention.decide(signals)

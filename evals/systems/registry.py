@@ -26,6 +26,13 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
   (`retrieval.learned_fusion`; ``hybrid_learned``; the same search as the default
   since issue 12's fifth round, kept so its commands rerun);
 - ``no_learned``: fixed-weight RRF for the turn lists everywhere;
+- ``session_tail`` / ``session_tail_own`` / ``session_list``: sessions ranked by the
+  centroid of their stored turn vectors (all turns / the user's own) reorder the
+  fused turns after the first 10, or add their best turns as one more RRF list
+  (`retrieval.session_dense`; opt-in, issue 12's sixth round);
+- ``no_chat_neighbours`` / ``user_neighbours``: in user-assistant memories only, no
+  neighbour list / only the user's own turns in it (``hybrid_no_chat_neighbours``,
+  ``hybrid_user_neighbours``; opt-in, issue 12's sixth round);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -42,8 +49,8 @@ from collections.abc import Callable
 from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import (
-    DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_LEARNED, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP, HYBRID_SPEAKER,
-    Fusion, SearchRecipe,
+    DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_LEARNED, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP,
+    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
 )
 
 
@@ -74,6 +81,11 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "learned": HYBRID_LEARNED,
     "no_learned": DEFAULT_RECIPE.model_copy(update={"name": "no_learned", "fusion": Fusion.RRF}),
     "no_prf": DEFAULT_RECIPE.model_copy(update={"name": "no_prf", "feedback": None}),
+    "session_tail": HYBRID_SESSION_TAIL,
+    "session_tail_own": HYBRID_SESSION_TAIL_OWN,
+    "session_list": HYBRID_SESSION_LIST,
+    "no_chat_neighbours": HYBRID_NO_CHAT_NEIGHBOURS,
+    "user_neighbours": HYBRID_USER_NEIGHBOURS,
 }
 
 

@@ -75,6 +75,12 @@ def episode_docs() -> Query:
                  "e.valid_at AS session_time", {})
 
 
+def episode_vectors() -> Query:
+    """Every turn's stored MiniLM vector (`retrieval.session_dense` builds session centroids from them)."""
+    return Query("MATCH (e:Episodic) WHERE e.content_embedding IS NOT NULL "
+                 "RETURN e.uuid AS uuid, e.content_embedding AS v", {})
+
+
 def vector_episodes(vector: Sequence[float], k: int, scopes: Sequence[str] | None = None,
                     fetch: int | None = None) -> Query:
     """The `k` turns closest by cosine, of every scope or only of `scopes` (how, as
