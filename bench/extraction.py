@@ -41,7 +41,8 @@ def labelled() -> dict[str, xs.PartScore]:
 TIMELINE_SETS = (("tune", "timeline_set.json"), ("old holdout, now tune", "timeline_holdout.json"),
                  ("second holdout of 2026-12-02, seen since", "timeline_holdout2.json"),
                  ("third holdout of 2026-12-02, seen since (dev data)", "timeline_holdout3.json"),
-                 ("dev4, written for issue 12's round (dev data)", "timeline_dev4.json"))
+                 ("dev4, written for issue 12's round (dev data)", "timeline_dev4.json"),
+                 ("fourth holdout of 2026-12-02, scored before and after the fifth round, seen since", "timeline_holdout4.json"))
 
 
 def timelines() -> dict[str, dict[str, bool]]:
