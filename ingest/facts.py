@@ -106,10 +106,8 @@ def ended_fact(rows: Sequence[dict], plan: PlannedFact) -> FactEdge | None:
     else, for an ending marked `ends_any` (the learned reader's, whose value may be
     missing or said differently: "we finalised the divorce"), the one open fact of its
     predicate and kin when there is exactly one."""
-    end, target = plan.edge.invalid_at, plan.edge.target_node_uuid
-    open_ = [(edge_, row) for row in rows
-             if (edge_ := fact_repository.edge_from_row(row)).expired_at is None and edge_.invalid_at is None
-             and edge_.order_key() < end]
+    target = plan.edge.target_node_uuid
+    open_ = open_before(rows, plan.edge.invalid_at)
     exact = [e for e, _ in open_ if e.target_node_uuid == target]
     if exact:
         return exact[0]
@@ -146,9 +144,14 @@ def apply_ending(store: Store, user_id: str, plan: PlannedFact) -> Decided | Non
 def also_ended(rows: Sequence[dict], edge: FactEdge, plan: PlannedFact) -> list[FactEdge]:
     """The other open facts (pure) of the ending's kin predicates about the very object `edge` holds
     ("gave up photography" closes LIKES and STARTED photography; a break-up PARTNER_OF and MARRIED_TO)."""
-    end = plan.edge.invalid_at
-    return [e for row in rows if (e := fact_repository.edge_from_row(row)).uuid != edge.uuid
-            and e.target_node_uuid == edge.target_node_uuid and e.expired_at is None and e.invalid_at is None
+    return [e for e, _ in open_before(rows, plan.edge.invalid_at)
+            if e.uuid != edge.uuid and e.target_node_uuid == edge.target_node_uuid]
+
+
+def open_before(rows: Sequence[dict], end: datetime) -> list[tuple[FactEdge, dict]]:
+    """The facts of `rows` still believed and not ended, begun before `end` (pure), with their rows."""
+    return [(e, row) for row in rows
+            if (e := fact_repository.edge_from_row(row)).expired_at is None and e.invalid_at is None
             and e.order_key() < end]
 
 

@@ -110,13 +110,10 @@ def statement_before_question(text: str) -> str | None:
     """The statement a question opens with, when it asks its question after a comma or dash:
     "I'm pescatarian, what's a good fish for a beginner?" -> "I'm pescatarian." (None if the
     first clause asks too: "Is it normal, or should I worry?")."""
-    cut = None
-    for m in _TAG_QUESTION.finditer(text):
-        cut = m.start()
-        break
-    if cut is None:
+    tag = _TAG_QUESTION.search(text)
+    if tag is None:
         return None
-    head = text[:cut].strip()
+    head = text[:tag.start()].strip()
     if len(head.split()) < 2 or _ASKS.match(head):
         return None
     return head + "."

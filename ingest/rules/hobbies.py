@@ -27,7 +27,7 @@ photography pottery ballet tango meditation archery fencing parkour
 """.split())
 _NOT_AN_ACTIVITY = frozenset("thinking feeling wondering going being having realizing noticing getting looking "
                              "trying hoping wanting missing doing dating seeing".split())
-_NOT_A_HOBBY = _NOT_AN_ACTIVITY | frozenset("eating drinking smoking vaping working talking using taking making "
+NOT_A_HOBBY = _NOT_AN_ACTIVITY | frozenset("eating drinking smoking vaping working talking using taking making "
                                             "seeing dating texting calling paying buying".split())
 _PLAYING = re.compile(r"^(?:playing|doing|practi[cs]ing)\s+(?P<rest>\S+)$", re.IGNORECASE)
 
@@ -60,7 +60,7 @@ def _activity(s: Sentence, pos: int) -> Piece | None:
     if obj is None:
         return None
     words = obj.name.lower().split()
-    gerund = words[0].endswith("ing") and words[0] not in _NOT_A_HOBBY
+    gerund = words[0].endswith("ing") and words[0] not in NOT_A_HOBBY
     return obj if gerund or words[-1] in HOBBY_NOUNS else None
 
 
@@ -133,7 +133,7 @@ def no_longer_does(m: re.Match[str], s: Sentence) -> list[Draft]:
         name, end = rest.name.lower().split()[-1], rest.end
     else:
         name, end = (verb if m["ing"] else verb + "ing" if verb.endswith("ing") else to_gerund(verb)), m.end()
-        if rest is not None or name in _NOT_A_HOBBY or verb in _NOT_A_VERB:
+        if rest is not None or name in NOT_A_HOBBY or verb in _NOT_A_VERB:
             return []  # "I don't eat meat anymore" has an object: the health topic's
     if negated and not s.says_anymore(m.start(), end):
         return []

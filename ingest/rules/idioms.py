@@ -28,9 +28,9 @@ from graphmem.ingest.rules.drafts import (
     FAMILY, HEALTH, HOME, LIKE, OWN, PET, WORK, Draft, Rule, Sentence, employer_ok, match_span)
 from graphmem.ingest.rules.grammar import NAME, RELATIONS, STOP_NAMES, rule
 from graphmem.ingest.rules.health import DIET_NORMAL, DIET_WORDS, DIETS
-from graphmem.ingest.rules.hobbies import _NOT_A_HOBBY, HOBBY_NOUNS, activity_name
+from graphmem.ingest.rules.hobbies import NOT_A_HOBBY, HOBBY_NOUNS, activity_name
 from graphmem.ingest.rules.pets import PETS
-from graphmem.ingest.rules.presupposed import BRANDS, about_someone_else
+from graphmem.ingest.rules.presupposed import BRAND, BRANDS, about_someone_else
 from graphmem.ingest.rules.text import REJECT_PLACE, strip_article, take_proper, to_gerund
 from graphmem.ingest.rules.work import SCHOOL_WORD
 
@@ -211,7 +211,7 @@ got repossessed|was repossessed|is no more|went to the scrapyard|went for scrap|
 """)
 _LEFT_ON = r"\b(?:left|lost|forgot)\s+(?:my|our)\s+(?P<obj>(?-i:[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2}))\s+(?:on|in|at)\s+(?:a|an|the)\s+"
 _LEFT_ON += r"(?:train|bus|plane|flight|taxi|cab|tube|subway|uber|beach|airport|bar|pub|park)\b"
-_BRAND_MODEL = "(?-i:(?:" + "|".join(sorted(map(re.escape, BRANDS), key=len, reverse=True)) + r")(?:\s+[A-Z0-9][\w-]*){0,2})"
+_BRAND_MODEL = BRAND + r"(?-i:(?:\s+[A-Z0-9][\w-]*){0,2})"
 THING_BEGINS = (
     rf"{_I}(?:been\s+)?(?:driving|riding|playing|rocking)\s+(?:an?|my|our)\s+"
     rf"(?:(?:new|used|secondhand|second-hand|shiny|old|little|trusty|\d{{4}})\s+){{0,2}}"
@@ -438,7 +438,7 @@ def _activity(phrase: str) -> str | None:
                                   "lots", "a", "the", "right", "these", "at", "every", "most", "on", "over", "after",
                                   "during", "because", "when", "this", "last", "until", "with", "and", "but", "so"):
         words.pop()
-    if not words or words[0] in STOP_NAMES or words[0] in _NOT_A_HOBBY or words[0] in ("trouble", "debt", "shape"):
+    if not words or words[0] in STOP_NAMES or words[0] in NOT_A_HOBBY or words[0] in ("trouble", "debt", "shape"):
         return None
     if not (words[0].endswith("ing") or words[-1].endswith("ing") or words[-1] in HOBBY_NOUNS or words[-1] in GEAR.values()):
         return None

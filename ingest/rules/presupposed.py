@@ -39,7 +39,7 @@ from graphmem.ingest.rules.hobbies import HOBBY_NOUNS, activity_name
 from graphmem.ingest.rules.text import REJECT_PLACE, strip_article, take_proper
 from graphmem.ingest.rules.work import SCHOOL_WORD
 
-__all__ = ["BRANDS", "QUESTION_RULES", "RULES", "about_someone_else"]
+__all__ = ["BRAND", "BRANDS", "QUESTION_RULES", "RULES", "about_someone_else"]
 
 # lowercase modifiers between "my" and the noun, never a possessive ("my sister's boss")
 _FUNCTION = (r"(?:his|her|their|its|your|says|said|say|thinks|is|was|are|were|and|or|but|the|a|an|to|of|in|at|on|for|"
@@ -82,7 +82,7 @@ iPhone iPad MacBook iMac Pixel Galaxy Kindle Kobo ThinkPad Chromebook PlayStatio
 Roomba Dyson Vitamix KitchenAid Thermomix GoPro Canon Nikon Fujifilm Garmin Fitbit AirPods Peloton Nespresso
 Instax Polaroid Lego Weber Traeger
 """.split())
-_BRAND = _alt(BRANDS).replace("(?:", "(?-i:", 1)
+BRAND = _alt(BRANDS).replace("(?:", "(?-i:", 1)  # case-sensitive: "my Golf", not "my golf clubs"
 # a model after the brand: capitalised or numbered ("Outback", "X1", "Paperwhite"), or the kind of thing it is
 _KIND_OF_THING = ("upright grand piano guitar bass keyboard bike motorbike motorcycle scooter van truck car "
                   "hatchback wagon estate laptop phone camera watch console").split()
@@ -107,8 +107,8 @@ PLACE_HOME = rule(rf"{_POSS}(?P<place>(?-i:(?:(?:St|Mt|Ft)\.\s)?[A-Z][a-z]+(?:\s
                                                                                          "home", "place", "condo",
                                                                                          "rental", "neighbo"))
 HERE_IN = rule(r"\b(?:here|out\s+here|over\s+here|back\s+here|up\s+here|down\s+here)\s+in\s+(?=[A-Z])", ("here in",))
-OWNS_BRAND = rule(rf"{_POSS}{_OWN_ADJ}(?P<thing>{_BRAND}{_MODEL})(?![\w'-])", ("my", "our"))
-OWNS_GIVEN = rule(rf"\ban?\s+{_OWN_ADJ}(?P<thing>{_BRAND}{_MODEL}){_GIVEN}", ("me", " i "))
+OWNS_BRAND = rule(rf"{_POSS}{_OWN_ADJ}(?P<thing>{BRAND}{_MODEL})(?![\w'-])", ("my", "our"))
+OWNS_GIVEN = rule(rf"\ban?\s+{_OWN_ADJ}(?P<thing>{BRAND}{_MODEL}){_GIVEN}", ("me", " i "))
 DIET_FOR = rule(rf"(?:^|[,;:]\s+|\bbeen\s+)(?P<diet>{DIET_WORDS})\s+(?:for|since)\s+(?:(?:a|an|about|almost|over|nearly|"
                 r"like|the\s+last|the\s+past|two|three|four|five|six|seven|eight|nine|ten|\d+|few|couple\s+of|"
                 r"several|many)\s+){0,3}(?:years?|months?|ages|a\s+while|a\s+decade|decades?|uni|university|"
