@@ -2,16 +2,22 @@
 
     validate -> store episodes -> extract -> resolve entities -> gate -> resolve facts -> mark done
 
-Episodes are stored first and unconditionally: they are the evidence, and an
-extractor failure must not lose what the user said. Episode uuids are derived
-from (user, session, turn index, content), so writing the same session again
-finds every episode already extracted and changes nothing. An episode stored
-but not yet extracted (a crash in between) is extracted on the next write.
+Episodes are stored unconditionally and before anything extracted from them:
+they are the evidence, and an extractor failure must not lose what the user
+said. Storing them (embedding, mostly) runs on a second thread while the
+extractor reads the same turns, because the two need nothing from each other and
+a write of short turns otherwise leaves a core idle for the rules' whole run;
+nothing extracted is written until the episodes are in. Episode uuids are
+derived from (user, session, turn index, content), so writing the same session
+again finds every episode already extracted and changes nothing. An episode
+stored but not yet extracted (a crash in between) is extracted on the next
+write.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -221,13 +227,11 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
     episodes = build_episodes(user_id, session, now)
     known = {row["uuid"]: row["extracted"] for row in ctx.store.run(user_id, q.existing_episodes([e.uuid for e in episodes]))}
     new = [e for e in episodes if e.uuid not in known]
-    if new:
-        store_episodes(ctx, user_id, new, now)
     todo = [e for e in episodes if not known.get(e.uuid)]
+    extractions = extract_beside_storing(ctx, user_id, episodes, new, todo, now)
     if not todo:
         return WriteResult(episodes_skipped=len(episodes), episode_uuids=tuple(e.uuid for e in episodes))
 
-    extractions = ctx.extractor.extract(turn_contexts(episodes, todo))
     names = collect_names(todo, extractions)
     resolver = ctx.extractor if isinstance(ctx.extractor, EntityResolver) else None
     same = (lambda pairs: resolver.resolve_entities([_pair(a, b) for a, b in pairs])) if resolver else None
@@ -265,6 +269,21 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
         facts_candidate=counts["candidate"],
         episode_uuids=tuple(e.uuid for e in episodes),
     )
+
+
+def extract_beside_storing(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode],
+                           new: Sequence[EpisodicNode], todo: Sequence[EpisodicNode], now: datetime) -> list[Extraction]:
+    """Store `new` on a second thread while the extractor reads `todo`; return once
+    both are done. The episodes are stored even when the extractor raises (its
+    error then propagates); a storage error propagates either way."""
+    if not new:
+        return ctx.extractor.extract(turn_contexts(episodes, todo)) if todo else []
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-episodes") as pool:
+        stored = pool.submit(store_episodes, ctx, user_id, new, now)
+        try:
+            return ctx.extractor.extract(turn_contexts(episodes, todo)) if todo else []
+        finally:
+            stored.result()
 
 
 def _keys(episode: EpisodicNode, extraction: Extraction) -> set[str]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 from graphmem import Memory
 from graphmem.ingest.extraction import (
     Cached,
@@ -81,3 +83,31 @@ def test_builtin_extractors_declare_their_abilities():
     abilities = (FactResolver, EntityResolver, Metered, RecordsErrors, Cached)
     assert isinstance(rules, Extractor) and not any(isinstance(rules, p) for p in abilities)
     assert isinstance(llm, Extractor) and all(isinstance(llm, p) for p in abilities)
+
+
+class OutageExtractor(CityExtractor):
+    """Raises while `down`, as an extractor whose model endpoint is gone would."""
+
+    down = True
+
+    def extract(self, turns: Sequence[TurnContext]) -> list[Extraction]:
+        if self.down:
+            raise ConnectionError("extractor endpoint down")
+        return super().extract(turns)
+
+
+def test_an_extractor_failure_keeps_the_turns_and_the_next_write_extracts_them(tmp_path, embedder):
+    """The episodes are stored on a second thread while the extractor runs
+    (`extract_beside_storing`): its failure must still leave them stored, and the
+    next write of the session extracts them."""
+    extractor = OutageExtractor()
+    turns = [{"role": "user", "content": "Beijing"}]
+    with Memory(data_dir=tmp_path / "gm", embedder=embedder, extractor=extractor) as mem:
+        with pytest.raises(ConnectionError):
+            mem.write("u", turns, "2024-03-01", session_id="s1")
+        assert [e.content for e in mem.inspect().episodes("u")] == ["Beijing"]
+        assert mem.facts("u") == []
+        extractor.down = False
+        again = mem.write("u", turns, "2024-03-01", session_id="s1")
+        assert (again.episodes, again.facts_added) == (0, 1)
+        assert [f.object for f in mem.facts("u")] == ["Beijing"]
