@@ -5,8 +5,10 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from graphmem.embedding.onnx_minilm import OnnxMiniLM
+from graphmem.embedding.onnx_minilm import OnnxMiniLM, token_batches
 from graphmem.graph.cypher.query import VectorParam
 
 TEXTS = [
@@ -44,6 +46,32 @@ def test_onnx_minilm_embeds_one_text_as_in_a_batch(onnx_model):
     # batch-mates; padding must not move it further than that.
     assert float(alone @ batched) > 0.99
     assert onnx_model.embed([]).shape == (0, 384)
+
+
+@given(st.lists(st.integers(min_value=1, max_value=300), max_size=60), st.integers(min_value=1, max_value=600))
+def test_token_batches_cover_every_text_once_within_the_budget(lengths, budget):
+    batches = token_batches(lengths, budget)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    for batch in batches:
+        widths = [lengths[i] for i in batch]
+        assert widths == sorted(widths)  # shortest first: padding only to the batch's own longest
+        assert len(batch) == 1 or len(batch) * max(widths) <= budget
+
+
+def test_many_small_batches_on_two_threads_keep_every_vector_in_its_place(onnx_model, monkeypatch):
+    monkeypatch.setattr("graphmem.embedding.onnx_minilm.threads_for", lambda texts, cores: cores)  # an idle machine
+    texts = [f"{name} moved to city number {i} in {1990 + i}." + " and then" * (i % 7) for i, name in
+             enumerate(["Ada", "Bo", "Cy", "Di"] * 10)]
+    cache = onnx_model.model_path.parent
+    spread = OnnxMiniLM(cache=cache, tokens_per_batch=32, threads=2)
+    in_turn = OnnxMiniLM(cache=cache, tokens_per_batch=32, threads=1)
+    assert len(token_batches([len(t.split()) for t in texts], 32)) > 4
+    many = spread.embed(texts)
+    assert spread._pool is not None and in_turn._pool is None  # the pool ran the batches
+    # the same batches run one after another: the thread pool only changes where they run
+    assert np.abs(many - in_turn.embed(texts)).max() < 1e-6
+    alone = np.stack([onnx_model.embed([text])[0] for text in texts])
+    assert list((many @ alone.T).argmax(1)) == list(range(len(texts)))  # each vector in its text's place
 
 
 def test_the_export_is_cached_and_reused(onnx_model, tmp_path_factory):
