@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from dateutil.relativedelta import relativedelta
 
 from graphmem.ingest.extraction import ExtractedFact
 from graphmem.ingest.rules.drafts import Draft, Sentence
@@ -72,10 +71,11 @@ def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:
 
 
 def _moment(when: TimeRange) -> datetime:
-    """Where a dated statement sits: the start of its period, but a season's middle month
-    ("in the spring" -> April), since three months is too wide to claim its first day."""
+    """Where a dated statement sits: the start of its period, but a season's midpoint
+    ("in the spring" -> mid-April), since three months is too wide to claim its first day
+    and a change said only by its season is as likely before its middle as after."""
     if when.end is not None and when.granularity == "month" and (when.end - when.start).days > 40:
-        return when.start + relativedelta(months=1)
+        return when.start + (when.end - when.start) / 2
     return when.start
 
 
