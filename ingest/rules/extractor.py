@@ -139,7 +139,8 @@ def session_utc(turn: TurnContext) -> datetime:
 _NO_SUBJECT = re.compile(
     r"(?:(?:just|finally|recently|also|then|today|yesterday|so)\s+)?(?:got|moved|started|quit|left|bought|sold|"
     r"adopted|visited|graduated|joined|went|finished|broke|signed|took|relocated|retired|resigned|began|"
-    r"rescued|landed|accepted|transferred|picked|handed|wrapped|dropped|enrolled|switched)\b",
+    r"rescued|landed|accepted|transferred|picked|handed|wrapped|dropped|enrolled|switched|ditched|swapped|traded|"
+    r"upgraded|cleared|deferred|rehomed|dumped|packed)\b",
     re.IGNORECASE,
 )
 _NO_SUBJECT_BE = re.compile(r"(?:born|raised)\s+(?:and\s+raised\s+)?in\b", re.IGNORECASE)

@@ -82,8 +82,15 @@ def kindred_endings(drafts: list[Draft]) -> list[Draft]:
 
 def activity_name(phrase: str) -> str:
     """One name per activity: "playing tennis" -> "tennis", so liking and giving it up meet."""
+    where = _WHERE.match(phrase)
+    if where:
+        phrase = where["act"]
     m = _PLAYING.match(phrase)
     return m["rest"].lower() if m and m["rest"].lower() in HOBBY_NOUNS else phrase
+
+
+# where or with whom it is done is not the activity: "hiking in the Peak District" -> "hiking"
+_WHERE = re.compile(r"^(?P<act>[a-z]+ing(?:\s+[a-z]+)?)\s+(?:in|at|on|around|with|near|along|through|by|round)\s+\S.*$")
 
 
 def _activity(s: Sentence, pos: int) -> Piece | None:

@@ -148,6 +148,12 @@ STUDY_BEGINS = (
     rf"|{_I}(?:been\s+)?(?:now\s+)?(?:at|studying\s+at){_PLACE_AFTER}(?=[^,.;!?]{{0,50}}?\b(?:now|since|these\s+days)\b)"
 )
 
+_STUDY_QUIT = (r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially|actually)\s+)*(?:quit|dropped\s+out\s+of|withdrew\s+from|"
+               r"pulled\s+out\s+of|packed\s+in|jacked\s+in|left|deferred)\s+(?:uni|university|college|grad\s+school|my\s+course|"
+               r"my\s+degree|my\s+studies|my\s+program|my\s+programme|my\s+masters|my\s+master's|my\s+phd|my\s+PhD)\b"
+               r"(?!\s+(?:at|in|from)\s+[A-Z])|\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially)\s+)*dropped\s+out\b"
+               r"(?!\s+(?:of|from)\b)")
+
 # ------------------------------------------------------------------ partners
 
 _PARTNER_NAME = rf"(?P<obj>{NAME})"
@@ -239,9 +245,10 @@ THING_BEGINS = (
 
 _SWAPPED_FOR = (rf"\b(?:swapped|traded(?:\s+in)?|exchanged|part-exchanged|sold|replaced)\s+{_THING}\s+(?:for|with)\s+(?:an?|the|my)\s+"
                 rf"(?:(?:new|used|secondhand|second-hand|shiny|refurbished|brand\s+new|\d{{4}})\s+){{0,2}}(?P<obj2>{_BRAND_MODEL})")
-_GOT_BRAND = (rf"{_I}(?:picked\s+up|upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|splashed\s+out\s+on|went\s+for|"
+_GOT_BRAND = (rf"{_I}(?:got|have|own|picked\s+up|upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|splashed\s+out\s+on|went\s+for|"
               rf"invested\s+in|bought|got\s+(?:myself|ourselves))\s+(?:an?|the)\s+"
-              rf"(?:(?:new|used|secondhand|second-hand|shiny|refurbished|brand\s+new|\d{{4}})\s+){{0,2}}(?P<obj>{_BRAND_MODEL})")
+              rf"(?:(?:new|used|secondhand|second-hand|shiny|refurbished|brand\s+new|old|little|trusty|\d{{4}})\s+){{0,2}}"
+              rf"(?P<obj>{_BRAND_MODEL})")
 
 # ------------------------------------------------------------------ hobbies
 
@@ -329,6 +336,8 @@ DIET_ENDS_ANY = (
     rf"|\b(?:started|begun|began|went\s+back\s+to|gone\s+back\s+to|going\s+back\s+to|started\s+back|back\s+to)\s+eating\s+"
     rf"(?:\w+\s+){{0,2}}?{_MEAT}\b"
     rf"|\beating\s+(?:\w+\s+){{0,2}}?{_MEAT}\s+again\b"
+    rf"|\b(?:can|could)\s+(?:now\s+)?(?:handle|have|eat|tolerate|digest|do)\s+{_MEAT}\s+again\b"
+    rf"|\b(?:reintroduced|added\s+back|brought\s+back)\s+{_MEAT}\b"
     rf"|\b(?:not|no\s+longer)\s+(?:following|on|doing|sticking\s+to)\s+(?:any|a)\s+(?:particular\s+|special\s+|specific\s+|set\s+)?"
     rf"diet\b"
     rf"|\b(?:I|we)(?:'m|\s+am|'re|\s+are)\s+(?:an?\s+)?(?:omnivores?|meat-eaters?|meat\s+eaters?)\s+(?:again|now)\b"
@@ -342,6 +351,13 @@ DIET_ENDS = (
     rf"|\b(?:no\s+longer|not)\s+(?:doing\s+|following\s+|eating\s+)?(?P<diet3>{DIET_WORDS})(?:\s+(?:diet|anymore|any\s+more))"
     rf"|\b(?:stopped|quit)\s+being\s+(?P<diet4>{DIET_WORDS})\b"
 )
+
+# "I've been doing keto since January", "these days I'm doing intermittent fasting"
+DIET_DOING = (rf"\b(?:I|we)(?:'ve\s+been|\s+have\s+been|'m|\s+am|'re|\s+are)\s+(?:(?:now|currently|still|strictly|also)\s+)*"
+              rf"(?:doing|following|trying|sticking\s+to)\s+(?:the\s+)?(?P<diet>{DIET_WORDS})(?![\w-])")
+# "these days I'm more into Formula 1": a named interest
+_INTO_NAMED = (r"\b(?:I'm|I\s+am|I've\s+been|we're)\s+(?:now\s+|much\s+|far\s+|way\s+|a\s+lot\s+)?(?:more|mostly|really|"
+               r"big|deep|heavily|properly|totally)\s+into\s+(?P<obj>(?-i:[A-Z][\w-]*(?:\s+(?:[A-Z0-9][\w-]*)){0,2}))")
 
 # ------------------------------------------------------------------ handlers
 
@@ -558,6 +574,29 @@ def fav_ended(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [_ending(s, m, "LIKES", old, LIKE, f"{old} is no longer {s.speaker}'s favourite")]
 
 
+def study_quit(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if about_someone_else(s, m.start()):
+        return []
+    return [_ending(s, m, "STUDIES_AT", "studies", WORK, f"{s.speaker} left their studies", any_value=True)]
+
+
+def diet_begins(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if about_someone_else(s, m.start()):
+        return []
+    low = m["diet"].lower()
+    name = DIET_NORMAL.get(low, low)
+    return [Draft(s.speaker, "DIET", name, f"{s.speaker} is {name}", "state", HEALTH, True, "DIET",
+                  span=match_span(m, m.end()))]
+
+
+def fan_of(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = m["obj"].strip()
+    if name.split()[0].lower() in STOP_NAMES or about_someone_else(s, m.start()):
+        return []
+    return [Draft(s.speaker, "LIKES", name, f"{s.speaker} is into {name}", "state", LIKE, True, f"PREF:{name.lower()}",
+                  span=match_span(m, m.end()))]
+
+
 def diet_ends(m: re.Match[str], s: Sentence) -> list[Draft]:
     if about_someone_else(s, m.start()):
         return []
@@ -643,7 +682,8 @@ _TABLE: tuple[Rule, ...] = (
     Rule(_r(_LEFT_ON, ("left", "lost", "forgot")), thing_ends, False),
     Rule(_r(THING_BEGINS, ("driving", "riding", "playing", "rocking", "replaced")), thing_begins),
     Rule(_r(_SWAPPED_FOR, ("swapped", "traded", "exchanged", "sold", "replaced")), swapped_for),
-    Rule(_r(_GOT_BRAND, ("picked", "upgraded", "treated", "splashed", "went for", "invested", "bought", "got")), thing_begins),
+    Rule(_r(_GOT_BRAND, ("picked", "upgraded", "treated", "splashed", "went for", "invested", "bought", "got", "have",
+                         "own")), thing_begins),
     Rule(_r(rf"(?:\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|kind\s+of|sort\s+of|completely|totally)\s+)*|^){HOBBY_LOST}\b", HOBBY_LOST),
          hobby_lost),
     Rule(_r(GEAR_DOWN, tuple(sorted({g.split()[-1] for g in GEAR}))), gear_down),
@@ -654,7 +694,11 @@ _TABLE: tuple[Rule, ...] = (
     Rule(_r(FAV_OVERTAKEN, ("spot", "top", "number one", "pedestal", "throne", "first place", "favorite", "favourite")),
          fav_overtaken, False),
     Rule(_r(FAV_ENDED, ("favorite", "favourite")), fav_ended, False),
-    Rule(_r(DIET_ENDS_ANY, ("back", "eating", "diet", "omnivore", "meat", "wagon")), diet_ends, False),
+    Rule(_r(DIET_ENDS_ANY, ("back", "eating", "diet", "omnivore", "meat", "wagon", "again")), diet_ends, False),
+    Rule(_r(DIET_DOING, DIETS), diet_begins),
+    Rule(_r(_STUDY_QUIT, ("uni", "college", "school", "course", "degree", "studies", "program", "masters", "master's",
+                          "phd", "dropped out")), study_quit),
+    Rule(_r(_INTO_NAMED, ("into",)), fan_of),
     Rule(_r(DIET_ENDS, DIETS), diet_ends, False),
 )
 TRIGGERS = tuple(r.trigger for r in _TABLE)
