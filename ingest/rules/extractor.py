@@ -15,7 +15,7 @@ import numpy as np
 
 from graphmem.ingest.extraction import ExtractedFact, Extraction, Extractor, TurnContext
 from graphmem.ingest.rules import (
-    changes, events, family, health, hobbies, idioms, implied, pets, plans, possessions, preferences, presupposed,
+    changes, events, family, habits, health, hobbies, idioms, implied, pets, plans, possessions, preferences, presupposed,
     residence, study, work)
 from graphmem.ingest.rules.drafts import Rule, Sentence
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES, entities, mentioned_before
@@ -26,7 +26,7 @@ from graphmem.schema.errors import InvalidInput
 __all__ = ["HANDLERS", "TOPICS", "RuleExtractor", "extract_turn", "with_subject"]
 
 TOPICS = (residence, work, study, family, pets, health, preferences, possessions, plans, events, hobbies, changes,
-          idioms, presupposed, implied)
+          idioms, presupposed, implied, habits)
 HANDLERS: tuple[Rule, ...] = tuple(r for topic in TOPICS for r in topic.RULES)
 # a question asserts nothing, but what its noun phrases take for granted holds: "is my cat Juniper ill?",
 # "how do I clean my Honda Civic?", "my boss at Acme wants ...?" (`rules.presupposed`)

@@ -25,6 +25,7 @@ tennis golf yoga pilates chess football soccer basketball baseball volleyball ho
 squash karate judo taekwondo boxing crossfit piano guitar violin drums cello ukulele flute saxophone
 photography pottery ballet tango meditation archery fencing parkour crosswords sudoku jigsaws origami calligraphy
 crochet embroidery netball lacrosse softball padel pickleball darts snooker zumba woodwork watercolours watercolors
+choir
 """.split())
 # one pastime under several names: giving up "climbing" ends "bouldering" too (`kindred_endings`)
 KINDRED = tuple(frozenset(f.split("|")) for f in """

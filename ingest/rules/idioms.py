@@ -259,7 +259,7 @@ gave up on|packed in|jacked in|ditched|dropped|have dropped|have ditched|took a 
 'm taking a break from|stepped back from|moved on from|drifted away from|don't have time for|stopped doing|
 fallen out of love with|grown bored of|grown bored with|gotten bored of|gotten bored with|gotten tired of|grown tired of|
 gone right off|went right off|haven't touched|have not touched|haven't picked up|haven't done any|barely do any|
-hardly do any|given up on|lost all interest in
+hardly do any|given up on|lost all interest in|dropped out of|stopped going to|pulled out of
 """)
 # the gear stands for the activity: "put the needles down", "hung up my boots", "sold my camera gear"
 GEAR: dict[str, str] = {
@@ -303,7 +303,7 @@ HOBBY_BEGINS = (
     rf"very\s+|so\s+)?(?:in)?to\s+(?P<act>[a-z]+(?:\s+[a-z]+)?)"
     rf"|\b(?:I'm|I\s+am|we're)\s+(?:now\s+|currently\s+|totally\s+|completely\s+|properly\s+)?(?:all\s+about|big\s+into|deep\s+into|hooked\s+on|"
     rf"obsessed\s+with|more\s+into|mostly\s+into|really\s+into)\s+(?P<act2>[a-z-]+(?:\s+[a-z]+)?)"
-    rf"|(?:{_I}|^)(?:picked\s+up|took\s+up|taken\s+up|started|got\s+into)\s+(?:the\s+)?(?P<act3>[a-z-]+(?:\s+[a-z]+)?)(?:\s+(?:instead|"
+    rf"|(?:{_I}|^|\band\s+(?:have\s+|'ve\s+)?(?:(?:just|now|since)\s+)?)(?:picked\s+up|took\s+up|taken\s+up|started|got\s+into)\s+(?:the\s+)?(?P<act3>[a-z-]+(?:\s+[a-z]+)?)(?:\s+(?:instead|"
     rf"again|recently|lately|last\s+\w+|this\s+\w+)\b|(?=\s*(?:[,.;:!?]|$|\s+(?:and|but|so|because|after|since|as|now)\b)))"
 )
 

@@ -20,7 +20,7 @@ from graphmem.ingest.rules.drafts import HOME, WORK, Draft, Rule, Sentence, empl
 from graphmem.ingest.rules.grammar import STOP_NAMES, rule
 from graphmem.ingest.rules.presupposed import about_someone_else, ended_here
 from graphmem.ingest.rules.text import REJECT_PLACE, strip_article, take_proper
-from graphmem.ingest.rules.work import SCHOOL_WORD
+from graphmem.ingest.rules.work import ORG_WORD, SCHOOL_WORD
 
 __all__ = ["QUESTION_RULES", "RULES"]
 
@@ -109,6 +109,14 @@ NOW_THAT_AT = rule(r"\bnow\s+(?:that\s+)?(?:I'm|I\s+am)\s+(?:(?:studying|working
 WITH_ME_IN = rule(r"\b(?:stay|staying|stop|stopping|come|coming|crash|crashing|visit|visiting|see|seeing)\s+(?:and\s+"
                   r"(?:stay|see)\s+)?(?:with\s+)?(?:me|us)\s+(?:here\s+|out\s+here\s+|up\s+here\s+|down\s+here\s+)?in\s+"
                   + _ORG, (" me ", " us "))
+# "Living in NYC is so expensive": said of one's own life, in the present
+LIVING_IN = rule(r"^(?:(?:honestly|so|but|and|man|god|gosh|ugh|okay|ok|well),?\s+)?living\s+(?:here\s+)?in\s+" + _ORG
+                 + r"(?=[^,.;!?]{0,40}?\s(?:is|has\s+been|can\s+be|gets|isn't|feels|means|costs)\b)", ("living",))
+# "I'm with Harley Medical Group now": an organisation (its name says so) with a present-time word
+WITH_ORG_NOW = rule(rf"{_I_AM}with\s+" + _ORG, ("i'm with", "i am with", "been with"))
+_NOW_WORD = re.compile(r"^[^,.;!?]{0,20}?\b(?:now|these\s+days|since|for\s+(?:\w+\s+)?(?:years?|months?|weeks?))\b",
+                       re.IGNORECASE)
+
 # "I rent a tiny studio in Toronto", "we bought a house in Montclair"
 _DWELLING = r"(?:flat|apartment|studio|room|place|house|home|condo|cottage|bedsit|loft|basement|townhouse|bungalow|duplex)"
 RENT_IN = rule(rf"\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|now|recently|since|currently|also)\s+)*(?:rent|share|sublet|"
@@ -202,6 +210,13 @@ def rents_in(m: re.Match[str], s: Sentence) -> list[Draft]:
     return lives_in(m, s)
 
 
+def with_org(m: re.Match[str], s: Sentence) -> list[Draft]:
+    org = _name(s, m.end())
+    if org is None or not ORG_WORD.search(org.name) or not _NOW_WORD.match(s.text[org.end:]):
+        return []
+    return works_at(m, s)
+
+
 def now_at(m: re.Match[str], s: Sentence) -> list[Draft]:
     org = _name(s, m.end())
     if org is None or about_someone_else(s, m.start()):
@@ -218,7 +233,9 @@ RULES: tuple[Rule, ...] = (
     Rule(STUDENT_AT, studies_at), Rule(QUALIFICATION_AT, studies_at), Rule(ENROLLED_AT, studies_at),
     Rule(TRANSFERRED, transferred), Rule(SINCE_MOVE, lives_in, False), Rule(NOW_THAT_IN, lives_in, False),
     Rule(NOW_THAT_AT, now_at, False), Rule(WITH_ME_IN, lives_in, False), Rule(RENT_IN, rents_in),
+    Rule(LIVING_IN, lives_in), Rule(WITH_ORG_NOW, with_org),
 )
 # what a question takes for granted: "Can you plan a weekend for friends staying with me in Halifax?"
 QUESTION_RULES: tuple[Rule, ...] = (Rule(WITH_ME_IN, lives_in, False), Rule(WORK_DEPT, works_at, False),
+                                    Rule(LIVING_IN, lives_in, False),
                                     Rule(STUDENT_AT, studies_at, False))
