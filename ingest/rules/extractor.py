@@ -91,7 +91,7 @@ def extract_turn(turn: TurnContext) -> Extraction:
             read = [(sentence, sentence.drafts(HANDLERS) + pets.named_by_pronoun(sentence, pet))]
         for said, groups in read:
             for drafts in not_restarted(groups):
-                add_group(hobbies.kindred_endings(drafts), said, session, facts, seen)
+                add_group(drafts, said, session, facts, seen)
                 pet = pets.last_unnamed(drafts, pet)
     return Extraction(entities=entities(sentences, facts, speaker), facts=facts)
 

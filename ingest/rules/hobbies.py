@@ -16,7 +16,7 @@ from graphmem.ingest.rules.drafts import LIKE, WORK, Draft, Rule, Sentence, matc
 from graphmem.ingest.rules.grammar import subject_rule
 from graphmem.ingest.rules.text import PREP_STOP, Piece, own, strip_article, take_phrase, to_gerund
 
-__all__ = ["RULES", "activity_name"]
+__all__ = ["KINDRED", "RULES", "activity_name", "kindred"]
 
 # ------------------------------------------------------------------ patterns
 
@@ -67,18 +67,12 @@ GAVE_UP = subject_rule("gave up", "HAVE given up", "quit", "HAVE quit", "stopped
 # ------------------------------------------------------------------ handlers
 
 
-def kindred_endings(drafts: list[Draft]) -> list[Draft]:
-    """An ending of a pastime also closes it under its other names, each as a conditional
-    ending (``closes_only``), so only the name actually stored closes."""
-    extra = []
-    for d in drafts:
-        if d.kind != "end" or d.predicate != "LIKES":
-            continue
-        family = next((f for f in KINDRED if d.object.lower() in f), None)
-        for other in sorted(family - {d.object.lower()}) if family else ():
-            extra.append(Draft(d.subject, "LIKES", other, d.text, "end", d.importance, True, f"PREF:{other}",
-                               span=d.span, closes_only=True))
-    return drafts + extra if extra else drafts
+def kindred(name: str) -> frozenset[str]:
+    """The other names of the pastime `name` ("climbing" -> bouldering, rock climbing, ...), empty if none:
+    an ending of one closes an open fact stored under another (`ingest.facts.ended_fact`)."""
+    low = " ".join(name.casefold().split())
+    family = next((f for f in KINDRED if low in f), None)
+    return family - {low} if family else frozenset()
 
 
 def activity_name(phrase: str) -> str:

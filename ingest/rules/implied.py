@@ -186,15 +186,14 @@ def transferred(m: re.Match[str], s: Sentence) -> list[Draft]:
         return []
     to = re.match(r"\s+to\s+(?:the\s+)?(?=[A-Z])", s.text[old.end:])
     new = _name(s, old.end + to.end()) if to else None
-    drafts = [Draft(s.speaker, p, strip_article(old.name), f"{s.speaker} left {old.said}", "end", WORK, True,
-                    span=match_span(m, old.end), closes_only=True) for p in ("STUDIES_AT", "WORKS_AT")]
-    if new is None:
-        return drafts
-    if _schoolish(new.name) or _schoolish(old.name) or _STUDY_HINT.search(s.text):
-        drafts.append(_state(s, m, "STUDIES_AT", new, WORK, "studies at")[0])
-    elif _WORK_HINT.search(s.text) and employer_ok(new):
-        drafts.append(_state(s, m, "WORKS_AT", new, WORK, "works at")[0])
-    return drafts
+    if new is not None and (_schoolish(new.name) or _schoolish(old.name) or _STUDY_HINT.search(s.text)):
+        slots, begins = ("STUDIES_AT",), _state(s, m, "STUDIES_AT", new, WORK, "studies at")
+    elif new is not None and _WORK_HINT.search(s.text) and employer_ok(new):
+        slots, begins = ("WORKS_AT",), _state(s, m, "WORKS_AT", new, WORK, "works at")
+    else:
+        return []  # neither a school nor a job by its words: the changes topic reads a plain swap
+    return [Draft(s.speaker, p, strip_article(old.name), f"{s.speaker} left {old.said}", "end", WORK, True,
+                  span=match_span(m, old.end), closes_only=True) for p in slots] + begins
 
 
 def lives_in(m: re.Match[str], s: Sentence) -> list[Draft]:
