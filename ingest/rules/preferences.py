@@ -47,7 +47,7 @@ FAVORITE_FIRST = rule(
     ("favorite", "favourite", "fave", "top", "number one", "go-to"))
 # "since our trip pad see ew has become my absolute favourite": the few words before "has become", any case
 FAVORITE_BECAME = rule(
-    r"(?P<thing>(?:(?!(?:it|this|that|what|which|who|there|he|she|they|mine|our|my|the|to|of|in|on|at|and|but|since|"
+    r"(?<![\w'-])(?P<thing>(?:(?!(?:it|this|that|what|which|who|there|he|she|they|mine|our|my|the|to|of|in|on|at|and|but|since|"
     r"after|so|has|have|is|was|trip|then)\b)[\w'-]+\s+){0,2}(?!(?:it|this|that|what|which|who|there|he|she|they|mine|our|"
     r"my|the|to|of|in|on|at|and|but|since|after|so|has|have|is|was|trip|then)\b)[\w'-]+)\s+(?:has|have|'s)\s+"
     r"(?:(?:now|officially|quickly|firmly|easily|somehow)\s+)?become\s+(?P<my>my|our)\s+(?:(?:new|all-time|absolute|"
@@ -165,7 +165,7 @@ def favorite_ended(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 _WHEN_FIRST = re.compile(r"^(?:(?:these\s+days|nowadays|now|lately|currently|honestly|actually|okay|ok|well|so|and|but|"
-                         r"right\s+now|officially|definitely|seriously),?\s+)+", re.IGNORECASE)
+                         r"right\s+now|officially|definitely|seriously|then|anyway),?\s+)+", re.IGNORECASE)
 
 
 def favorite_first(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -207,10 +207,11 @@ def favorite_dethroned(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 def like_lost(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "I've gone off pizza": the open LIKES of it ends, if there is one (closes_only)."""
-    thing = strip_article(m["thing"] or m["thing2"])
-    words = thing.split()
-    if not words or words[0].lower() in _NOT_A_THING or words[0].lower() in ("the", "a", "my", "it", "on", "to", "at"):
-        return []
+    raw = (m["thing"] or m["thing2"]).split()
+    if raw[0].lower() in _NOT_A_THING or raw[0].lower() in ("the", "a", "an", "my", "our", "it", "on", "to", "at", "and"):
+        return []  # "gone off the idea", "went off to uni": no liking ends
+    thing = " ".join(raw)
+    words = raw
     if len(words) > 1 and words[1].lower() in ("since", "after", "because", "for", "when", "now", "anymore", "and", "but",
                                                "ever", "lately", "recently", "completely", "totally"):
         thing = words[0]

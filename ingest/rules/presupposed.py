@@ -272,6 +272,8 @@ _NOT_AN_ACTIVITY = frozenset("nothing something everything anything morning even
 def likes_activity(m: re.Match[str], s: Sentence) -> list[Draft]:
     act = (m.groupdict().get("act") or m.groupdict().get("act2") or m.groupdict().get("act3") or "").strip()
     words = act.lower().split()
+    while words[:1] and words[0] in ("so", "and", "but", "now", "then"):  # ", so running is my thing now"
+        words.pop(0)
     if not words or any(w in _NOT_AN_ACTIVITY or w in STOP_NAMES for w in words):
         return []
     if not any(w.endswith("ing") or w in HOBBY_NOUNS for w in words):
