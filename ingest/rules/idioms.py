@@ -246,7 +246,7 @@ THING_BEGINS = (
 _SWAPPED_FOR = (rf"\b(?:swapped|traded(?:\s+in)?|exchanged|part-exchanged|sold|replaced)\s+{_THING}\s+(?:for|with)\s+(?:an?|the|my)\s+"
                 rf"(?:(?:new|used|secondhand|second-hand|shiny|refurbished|brand\s+new|\d{{4}})\s+){{0,2}}(?P<obj2>{_BRAND_MODEL})")
 _GOT_BRAND = (rf"{_I}(?:got|have|own|picked\s+up|upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|splashed\s+out\s+on|went\s+for|"
-              rf"invested\s+in|bought|got\s+(?:myself|ourselves))\s+(?:an?|the)\s+"
+              rf"invested\s+in)\s+(?:an?|the)\s+"
               rf"(?:(?:new|used|secondhand|second-hand|shiny|refurbished|brand\s+new|old|little|trusty|\d{{4}})\s+){{0,2}}"
               rf"(?P<obj>{_BRAND_MODEL})")
 
@@ -682,8 +682,8 @@ _TABLE: tuple[Rule, ...] = (
     Rule(_r(_LEFT_ON, ("left", "lost", "forgot")), thing_ends, False),
     Rule(_r(THING_BEGINS, ("driving", "riding", "playing", "rocking", "replaced")), thing_begins),
     Rule(_r(_SWAPPED_FOR, ("swapped", "traded", "exchanged", "sold", "replaced")), swapped_for),
-    Rule(_r(_GOT_BRAND, ("picked", "upgraded", "treated", "splashed", "went for", "invested", "bought", "got", "have",
-                         "own")), thing_begins),
+    Rule(_r(_GOT_BRAND, ("picked", "upgraded", "treated", "splashed", "went for", "invested", "got", "have", "own")),
+         thing_begins),
     Rule(_r(rf"(?:\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|kind\s+of|sort\s+of|completely|totally)\s+)*|^){HOBBY_LOST}\b", HOBBY_LOST),
          hobby_lost),
     Rule(_r(GEAR_DOWN, tuple(sorted({g.split()[-1] for g in GEAR}))), gear_down),

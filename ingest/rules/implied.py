@@ -203,8 +203,14 @@ def lives_in(m: re.Match[str], s: Sentence) -> list[Draft]:
     return _state(s, m, "LIVES_IN", place, HOME, "lives in")
 
 
+_BOUGHT = re.compile(r"\b(?:bought|purchased|closed\s+on)\b", re.IGNORECASE)
+_MOVING = re.compile(r"\b(?:left|moved|moving|relocated|relocating|sold\s+up|upped\s+sticks|settled)\b", re.IGNORECASE)
+
+
 def rents_in(m: re.Match[str], s: Sentence) -> list[Draft]:
-    if _NOT_HOME.search(s.text):
+    """ "I rent a studio in X" is a home; "we bought a house in X" only with a move in the
+    sentence ("left NYC and bought a house in Y"): a bought house may be let or a second home."""
+    if _NOT_HOME.search(s.text) or (_BOUGHT.search(m[0]) and not _MOVING.search(s.text)):
         return []
     return lives_in(m, s)
 
