@@ -67,6 +67,13 @@ GAVE_UP = subject_rule("gave up", "HAVE given up", "quit", "HAVE quit", "stopped
 # ------------------------------------------------------------------ handlers
 
 
+# pastimes by name, whose place can be dropped: "hiking in the Peak District" is hiking, "going on road trips" is not going
+PASTIME_NAMES = frozenset(n for f in KINDRED for n in f) | frozenset("""
+skiing snowboarding surfing skating sailing rowing fishing golfing dancing knitting sewing quilting sketching drawing
+camping birdwatching walking kayaking canoeing skateboarding boxing diving snorkelling snorkeling paddleboarding
+""".split())
+
+
 def kindred(name: str) -> frozenset[str]:
     """The other names of the pastime `name` ("climbing" -> bouldering, rock climbing, ...), empty if none:
     an ending of one closes an open fact stored under another (`ingest.facts.ended_fact`)."""
@@ -78,14 +85,14 @@ def kindred(name: str) -> frozenset[str]:
 def activity_name(phrase: str) -> str:
     """One name per activity: "playing tennis" -> "tennis", so liking and giving it up meet."""
     where = _WHERE.match(phrase)
-    if where:
+    if where and where["act"].lower() in PASTIME_NAMES:
         phrase = where["act"]
     m = _PLAYING.match(phrase)
     return m["rest"].lower() if m and m["rest"].lower() in HOBBY_NOUNS else phrase
 
 
 # where or with whom it is done is not the activity: "hiking in the Peak District" -> "hiking"
-_WHERE = re.compile(r"^(?P<act>[a-z]+ing(?:\s+[a-z]+)?)\s+(?:in|at|on|around|with|near|along|through|by|round)\s+\S.*$")
+_WHERE = re.compile(r"^(?P<act>[a-z]+ing)\s+(?:in|at|around|near|along|through|round|across|up|down)\s+\S.*$")
 
 
 def _activity(s: Sentence, pos: int) -> Piece | None:

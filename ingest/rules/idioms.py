@@ -497,6 +497,8 @@ def _activity(phrase: str) -> str | None:
         words.pop()
     if not words or words[0] in STOP_NAMES or words[0] in NOT_A_HOBBY or words[0] in ("trouble", "debt", "shape"):
         return None
+    if any(w in ("it", "them", "this", "that", "these", "those", "stuff", "things") for w in words[1:]):
+        return None  # "started selling it": an object, no pastime
     if not (words[0].endswith("ing") or words[-1].endswith("ing") or words[-1] in HOBBY_NOUNS or words[-1] in GEAR.values()):
         return None
     return activity_name(" ".join(words))

@@ -168,8 +168,20 @@ _WHEN_FIRST = re.compile(r"^(?:(?:these\s+days|nowadays|now|lately|currently|hon
                          r"right\s+now|officially|definitely|seriously|then|anyway),?\s+)+", re.IGNORECASE)
 
 
+# "my top / number one / go-to <kind>" is a favourite only for a kind of thing one has favourites of
+# ("my top pick", "my number one goal", "my go-to when I'm stressed" are not)
+_TOP_KINDS = frozenset("""
+film films movie movies show shows series band bands song songs album albums artist artists singer singers book books
+novel novels author authors writer food foods dish dishes meal snack snacks drink drinks restaurant restaurants team
+teams club game games sport sports player players podcast podcasts genre place city cafe bar
+""".split())
+_TOP = re.compile(r"\b(?:top|number\s+one|go-to)\s+(?:[\w-]+\s+)?$", re.IGNORECASE)
+
+
 def favorite_first(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "Pizza is my favourite food" -> LIKES pizza in the slot FAVORITE:food."""
+    if _TOP.search(s.text, 0, m.start("cat")) and m["cat"].lower() not in _TOP_KINDS:
+        return []
     thing = strip_article(_WHEN_FIRST.sub("", m["thing"]))
     if not thing or thing.split()[0].lower() in _NOT_A_THING or _REACTION.match(m["thing"]):
         return []
