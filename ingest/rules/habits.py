@@ -72,4 +72,39 @@ def habit(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, m.end()), dated=False)]
 
 
-RULES: tuple[Rule, ...] = (Rule(HABIT, habit),)
+# "I joined a climbing club in March", "signed up for pottery classes", "I've been learning the cello"
+JOINED = rule(r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|also)\s+)*(?:joined|signed\s+up\s+(?:for|to)|enrolled\s+(?:in|on)|"
+              r"started\s+going\s+to|started)\s+(?:a|an|the|my|our|a\s+local|the\s+local)?\s*(?P<act>[a-z-]+(?:\s+[a-z-]+)?)\s+"
+              r"(?:club|class|classes|team|group|league|lessons|society|crew|meetup)\b",  # a course is studied (STUDIES), not a pastime
+              ("joined", "signed up", "enrolled", "started"))
+LEARNING = rule(r"\bI(?:'ve|\s+have|'m|\s+am)?\s+(?:(?:been|started|begun|now|just|finally|also)\s+)*learning\s+(?:(?:how\s+)?to\s+"
+                r"(?:play\s+(?:the\s+)?)?)?(?:the\s+)?(?P<act>[a-z-]+)\b", ("learning",))
+_CLUB_OF = {"book": "reading", "run": "running", "running": "running", "walking": "walking", "swim": "swimming",
+            "cycling": "cycling", "climbing": "climbing", "chess": "chess", "choir": "singing", "dance": "dancing",
+            "art": "painting", "pottery": "pottery", "yoga": "yoga", "hiking": "hiking", "rowing": "rowing",
+            "knitting": "knitting", "craft": "crafting", "photography": "photography", "salsa": "dancing"}
+
+
+def joined(m: re.Match[str], s: Sentence) -> list[Draft]:
+    words = m["act"].lower().split()
+    act = _CLUB_OF.get(words[-1]) or (words[-1] if words[-1] in HOBBY_NOUNS else None)
+    if act is None and words[-1].endswith("ing") and words[-1] not in NOT_A_HOBBY:
+        act = words[-1]
+    if act is None and words[-1] in PASTIMES:
+        act = PASTIMES[words[-1]]
+    if act is None or about_someone_else(s, m.start()):
+        return []
+    return [Draft(s.speaker, "LIKES", act, f"{s.speaker} took up {act}", "state", LIKE, True, f"PREF:{act}",
+                  span=match_span(m, m.end()))]
+
+
+def learning(m: re.Match[str], s: Sentence) -> list[Draft]:
+    word = m["act"].lower()
+    act = word if word in HOBBY_NOUNS else PASTIMES.get(word)
+    if act is None or about_someone_else(s, m.start()):
+        return []
+    return [Draft(s.speaker, "LIKES", act, f"{s.speaker} is learning {act}", "state", LIKE, True, f"PREF:{act}",
+                  span=match_span(m, m.end()))]
+
+
+RULES: tuple[Rule, ...] = (Rule(HABIT, habit), Rule(JOINED, joined), Rule(LEARNING, learning))

@@ -151,8 +151,26 @@ STUDY_BEGINS = (
 _STUDY_QUIT = (r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially|actually)\s+)*(?:quit|dropped\s+out\s+of|withdrew\s+from|"
                r"pulled\s+out\s+of|packed\s+in|jacked\s+in|left|deferred)\s+(?:uni|university|college|grad\s+school|my\s+course|"
                r"my\s+degree|my\s+studies|my\s+program|my\s+programme|my\s+masters|my\s+master's|my\s+phd|my\s+PhD)\b"
-               r"(?!\s+(?:at|in|from)\s+[A-Z])|\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially)\s+)*dropped\s+out\b"
+               r"(?!\s+(?:at|in|from)\s+(?-i:[A-Z]))|\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially)\s+)*dropped\s+out\b"
                r"(?!\s+(?:of|from)\b)")
+
+# no employer or school named: "I got laid off in May", "I'm between jobs", "I graduated in June!" end the one open job
+# or course (`ends_any`), and nothing when there is none or several
+_WHEN_WORD = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|"
+              r"Wednesday|Thursday|Friday|Saturday|Sunday|Christmas|Easter)\b")
+_NAMED_AFTER = rf"(?!\s+(?:from|at|by|with|in)\s+(?!{_WHEN_WORD})(?-i:[A-Z]))"
+_WORK_NONE = (rf"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:(?:now|currently|officially|still|happily)\s+)*(?:between\s+jobs|"
+              rf"unemployed|out\s+of\s+work|jobless|on\s+the\s+dole|retired)\b(?!\s+(?:teacher|nurse|doctor)\b){_NAMED_AFTER}"
+              rf"|\b(?:I|we)\s+(?:just\s+|finally\s+|eventually\s+)?(?:got|was|were|have\s+been|'ve\s+been)\s+(?:laid\s+off|made\s+redundant|"
+              rf"let\s+go|fired|sacked)\b{_NAMED_AFTER}"
+              rf"|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:retired|quit\s+my\s+job|lost\s+my\s+job|left\s+my\s+job|"
+              rf"handed\s+in\s+my\s+notice|resigned)\b{_NAMED_AFTER}")
+_STUDY_NONE = (rf"\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?graduated\b(?!\s+(?:from|at|high|school)\b)"
+               r"|\bI(?:'m|\s+am)\s+(?:now\s+|officially\s+|finally\s+)?(?:a\s+(?:uni\s+|university\s+|college\s+)?graduate|"
+               r"a\s+grad|done\s+with\s+(?:uni|university|college|my\s+degree|my\s+studies))\b(?!\s+(?:of|from|at)\b)"
+               rf"|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:finished|completed)\s+(?:uni|university|college|"
+               rf"my\s+degree|my\s+studies|my\s+masters|my\s+master's|my\s+phd|my\s+PhD|my\s+course)\b"
+               rf"{_NAMED_AFTER}")
 
 # ------------------------------------------------------------------ partners
 
@@ -576,6 +594,12 @@ def fav_ended(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [_ending(s, m, "LIKES", old, LIKE, f"{old} is no longer {s.speaker}'s favourite")]
 
 
+def work_none(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if about_someone_else(s, m.start()):
+        return []
+    return [_ending(s, m, "WORKS_AT", "job", WORK, f"{s.speaker} left their job", any_value=True)]
+
+
 def study_quit(m: re.Match[str], s: Sentence) -> list[Draft]:
     if about_someone_else(s, m.start()):
         return []
@@ -701,6 +725,9 @@ _TABLE: tuple[Rule, ...] = (
     Rule(_r(_STUDY_QUIT, ("uni", "college", "school", "course", "degree", "studies", "program", "masters", "master's",
                           "phd", "dropped out")), study_quit),
     Rule(_r(_INTO_NAMED, ("into",)), fan_of),
+    Rule(_r(_WORK_NONE, ("between jobs", "unemployed", "out of work", "jobless", "dole", "retired", "laid off", "redundant",
+                         "let go", "fired", "sacked", "my job", "notice", "resigned")), work_none),
+    Rule(_r(_STUDY_NONE, ("graduated", "graduate", "grad", "done with", "finished", "completed")), study_quit),
     Rule(_r(DIET_ENDS, DIETS), diet_ends, False),
 )
 TRIGGERS = tuple(r.trigger for r in _TABLE)

@@ -56,8 +56,7 @@ STUDY_NOUNS = (
     "prof profs professor professors lecturer lecturers tutor tutors classmates class classes course courses "
     "module modules degree program programme major minor thesis dissertation advisor adviser seminar seminars "
     "lectures lecture exams exam finals midterms campus dorm halls semester term masters master's phd doctorate "
-    "studies coursework cohort tuition scholarship student residency placement freshers' week freshers week "
-    "fresher's week orientation week induction week welcome week").split()
+    "studies coursework cohort tuition scholarship student residency placement freshers").split()
 HOME_NOUNS = (
     "place flat apartment house home condo townhouse cottage bungalow loft rental street road neighbourhood "
     "neighborhood garden balcony backyard yard building block landlord landlady neighbours neighbors "
