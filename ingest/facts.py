@@ -28,7 +28,6 @@ from graphmem.graph import cypher as q
 from graphmem.graph import fact_repository
 from graphmem.graph.cypher import candidates as cq
 from graphmem.ingest import write_gate
-from graphmem.ingest.rules.hobbies import kindred
 from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge
 from graphmem.schema.supersession import plan_closures
@@ -120,6 +119,8 @@ def ended_fact(rows: Sequence[dict], plan: PlannedFact) -> FactEdge | None:
     if len(holding) == 1:
         return holding[0]
     if not holding and plan.edge.name == "LIKES":  # a pastime under another name: "packed in climbing" ends "bouldering"
+        from graphmem.ingest.rules.hobbies import kindred  # on first need: reading facts never loads the rules
+
         other = {_words(n) for n in kindred(plan.object_name)}
         holding = [e for e, row in open_ if e.name == "LIKES"
                    and any(n in _words(str(row.get("object") or "")) for n in other)]
