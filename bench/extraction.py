@@ -5,7 +5,7 @@ two-session timelines, and how many entities it makes of real conversations.
 - the two-session timelines through `Memory.write` and `Memory.facts(valid_at=...)`:
   cases with the right now/then answer, on the tune set (``timeline_set.json``,
   rules may be fitted to it), the old holdouts (``timeline_holdout.json`` and ``timeline_holdout2.json``,
-  seen, so tune data now) the third holdout (``timeline_holdout3.json``, seen, dev data now) and the dev4 set (``timeline_dev4.json``, dev data);
+  seen, so tune data now) the third holdout (``timeline_holdout3.json``, seen, dev data now) and the dev4 and dev5 sets (``timeline_dev4.json``, ``timeline_dev5.json``, dev data);
 - entities and facts per 1,000 turns on the LoCoMo and LongMemEval data in
   ``tests/data`` (distinct names per conversation, before resolution).
 """
@@ -42,7 +42,8 @@ TIMELINE_SETS = (("tune", "timeline_set.json"), ("old holdout, now tune", "timel
                  ("second holdout of 2026-12-02, seen since", "timeline_holdout2.json"),
                  ("third holdout of 2026-12-02, seen since (dev data)", "timeline_holdout3.json"),
                  ("dev4, written for issue 12's round (dev data)", "timeline_dev4.json"),
-                 ("fourth holdout of 2026-12-02, scored before and after the fifth round, seen since", "timeline_holdout4.json"))
+                 ("fourth holdout of 2026-12-02, scored before and after the fifth round, seen since", "timeline_holdout4.json"),
+                 ("dev5, written for issue 12's sixth round (dev data)", "timeline_dev5.json"))
 
 
 def timelines() -> dict[str, dict[str, bool]]:

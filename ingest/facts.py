@@ -118,6 +118,14 @@ def ended_fact(rows: Sequence[dict], plan: PlannedFact) -> FactEdge | None:
     holding = [e for e, row in open_ if e.name == plan.edge.name and said in _words(str(row.get("object") or ""))]
     if len(holding) == 1:
         return holding[0]
+    if not holding and plan.edge.name == "LIKES":  # a pastime under another name: "packed in climbing" ends "bouldering"
+        from graphmem.ingest.rules.hobbies import kindred  # on first need: reading facts never loads the rules
+
+        other = {_words(n) for n in kindred(plan.object_name)}
+        holding = [e for e, row in open_ if e.name == "LIKES"
+                   and any(n in _words(str(row.get("object") or "")) for n in other)]
+        if len(holding) == 1:
+            return holding[0]
     # the ending names the slot's kind: "our dog died" ends the one open pet of the slot PET:dog
     kind = [e for e, _ in open_ if e.name == plan.edge.name and ":" in e.slot
             and _words(e.slot.split(":", 1)[1]) == said]

@@ -15,8 +15,8 @@ import numpy as np
 
 from graphmem.ingest.extraction import ExtractedFact, Extraction, Extractor, TurnContext
 from graphmem.ingest.rules import (
-    changes, events, family, health, hobbies, idioms, pets, plans, possessions, preferences, presupposed, residence,
-    study, work)
+    changes, events, family, habits, health, hobbies, idioms, implied, pets, plans, possessions, preferences, presupposed,
+    residence, study, work)
 from graphmem.ingest.rules.drafts import Rule, Sentence
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES, entities, mentioned_before
 from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
@@ -26,12 +26,12 @@ from graphmem.schema.errors import InvalidInput
 __all__ = ["HANDLERS", "TOPICS", "RuleExtractor", "extract_turn", "with_subject"]
 
 TOPICS = (residence, work, study, family, pets, health, preferences, possessions, plans, events, hobbies, changes,
-          idioms, presupposed)
+          idioms, presupposed, implied, habits)
 HANDLERS: tuple[Rule, ...] = tuple(r for topic in TOPICS for r in topic.RULES)
 # a question asserts nothing, but what its noun phrases take for granted holds: "is my cat Juniper ill?",
 # "how do I clean my Honda Civic?", "my boss at Acme wants ...?" (`rules.presupposed`)
 QUESTION_HANDLERS: tuple[Rule, ...] = (*family.QUESTION_RULES, *pets.QUESTION_RULES, *preferences.QUESTION_RULES,
-                                       *presupposed.QUESTION_RULES)
+                                       *presupposed.QUESTION_RULES, *implied.QUESTION_RULES)
 
 
 class RuleExtractor(Extractor):
@@ -139,7 +139,8 @@ def session_utc(turn: TurnContext) -> datetime:
 _NO_SUBJECT = re.compile(
     r"(?:(?:just|finally|recently|also|then|today|yesterday|so)\s+)?(?:got|moved|started|quit|left|bought|sold|"
     r"adopted|visited|graduated|joined|went|finished|broke|signed|took|relocated|retired|resigned|began|"
-    r"rescued|landed|accepted|transferred|picked|handed|wrapped|dropped|enrolled|switched)\b",
+    r"rescued|landed|accepted|transferred|picked|handed|wrapped|dropped|enrolled|switched|ditched|swapped|traded|"
+    r"upgraded|cleared|deferred|rehomed|dumped|packed)\b",
     re.IGNORECASE,
 )
 _NO_SUBJECT_BE = re.compile(r"(?:born|raised)\s+(?:and\s+raised\s+)?in\b", re.IGNORECASE)

@@ -19,7 +19,8 @@ from graphmem.ingest.rules.text import (
 # ------------------------------------------------------------------ patterns
 
 DIETS = ("vegetarian", "vegan", "pescatarian", "pescetarian", "gluten-free", "dairy-free", "keto",
-         "paleo", "plant-based", "kosher", "halal", "raw vegan", "veggie")
+         "paleo", "plant-based", "kosher", "halal", "raw vegan", "veggie", "low-carb", "intermittent fasting",
+         "carnivore", "whole30", "lactose-free")
 DIET_NORMAL = {"pescetarian": "pescatarian", "veggie": "vegetarian"}
 FOOD_HINT = re.compile(
     r"\b(?:spic|food|meat|dairy|milk|cheese|gluten|bread|sugar|sweet|egg|nut|fish|seafood|shellfish|pork|beef|"

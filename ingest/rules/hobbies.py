@@ -16,15 +16,33 @@ from graphmem.ingest.rules.drafts import LIKE, WORK, Draft, Rule, Sentence, matc
 from graphmem.ingest.rules.grammar import subject_rule
 from graphmem.ingest.rules.text import PREP_STOP, Piece, own, strip_article, take_phrase, to_gerund
 
-__all__ = ["RULES", "activity_name"]
+__all__ = ["KINDRED", "RULES", "activity_name", "kindred"]
 
 # ------------------------------------------------------------------ patterns
 
 HOBBY_NOUNS = frozenset("""
 tennis golf yoga pilates chess football soccer basketball baseball volleyball hockey rugby cricket badminton
 squash karate judo taekwondo boxing crossfit piano guitar violin drums cello ukulele flute saxophone
-photography pottery ballet tango meditation archery fencing parkour
+photography pottery ballet tango meditation archery fencing parkour crosswords sudoku jigsaws origami calligraphy
+crochet embroidery netball lacrosse softball padel pickleball darts snooker zumba woodwork watercolours watercolors
+choir
 """.split())
+# one pastime under several names: giving up "climbing" ends "bouldering" too (`kindred_endings`)
+KINDRED = tuple(frozenset(f.split("|")) for f in """
+running|jogging|trail running
+climbing|bouldering|rock climbing|indoor climbing
+cycling|biking|bike riding|road cycling|mountain biking
+swimming|open-water swimming|open water swimming|wild swimming|sea swimming
+hiking|hillwalking|hill walking|fell walking|trekking|rambling
+singing|choir|singing in a choir
+painting|watercolours|watercolors|watercolour painting|oil painting|painting watercolours
+gaming|video games|playing video games
+weightlifting|lifting|lifting weights|powerlifting
+kayaking|canoeing|paddleboarding
+woodworking|woodwork|carpentry
+baking|baking bread|bread baking
+gardening|allotment|the allotment
+""".strip().splitlines())
 _NOT_AN_ACTIVITY = frozenset("thinking feeling wondering going being having realizing noticing getting looking "
                              "trying hoping wanting missing doing dating seeing".split())
 NOT_A_HOBBY = _NOT_AN_ACTIVITY | frozenset("eating drinking smoking vaping working talking using taking making "
@@ -36,6 +54,7 @@ TOOK_UP = subject_rule("took up", "HAVE taken up", "picked up", "HAVE picked up"
                        "HAVE gotten into", "started", "HAVE started", keywords=("up", "into", "start"))
 # "I don't play chess anymore", "I no longer paint": the activity is no longer liked
 NO_LONGER_DOES = subject_rule("DONT (?P<verb>[a-z]+)", "BE not (?P<ing>[a-z]+ing)", "no longer (?P<verb2>[a-z]+)",
+                              "(?:barely|hardly|rarely|seldom|never\\s+really) (?P<verb3>[a-z]+)",
                               tail=r"(?=[\s,.;!?]|$)", keywords=("anymore", "any more", "no longer", "no more"))
 # "I no longer enjoy hiking", "I've lost interest in the guitar", "I'm done with knitting": no longer liked
 END_LIKE = subject_rule("no longer (?:enjoy|like|love)[s]?", "used to (?:love|like|enjoy)", "lost interest in", "HAVE lost interest in", "BE done with",
@@ -48,10 +67,32 @@ GAVE_UP = subject_rule("gave up", "HAVE given up", "quit", "HAVE quit", "stopped
 # ------------------------------------------------------------------ handlers
 
 
+# pastimes by name, whose place can be dropped: "hiking in the Peak District" is hiking, "going on road trips" is not going
+PASTIME_NAMES = frozenset(n for f in KINDRED for n in f) | frozenset("""
+skiing snowboarding surfing skating sailing rowing fishing golfing dancing knitting sewing quilting sketching drawing
+camping birdwatching walking kayaking canoeing skateboarding boxing diving snorkelling snorkeling paddleboarding
+""".split())
+
+
+def kindred(name: str) -> frozenset[str]:
+    """The other names of the pastime `name` ("climbing" -> bouldering, rock climbing, ...), empty if none:
+    an ending of one closes an open fact stored under another (`ingest.facts.ended_fact`)."""
+    low = " ".join(name.casefold().split())
+    family = next((f for f in KINDRED if low in f), None)
+    return family - {low} if family else frozenset()
+
+
 def activity_name(phrase: str) -> str:
     """One name per activity: "playing tennis" -> "tennis", so liking and giving it up meet."""
+    where = _WHERE.match(phrase)
+    if where and where["act"].lower() in PASTIME_NAMES:
+        phrase = where["act"]
     m = _PLAYING.match(phrase)
     return m["rest"].lower() if m and m["rest"].lower() in HOBBY_NOUNS else phrase
+
+
+# where or with whom it is done is not the activity: "hiking in the Peak District" -> "hiking"
+_WHERE = re.compile(r"^(?P<act>[a-z]+ing)\s+(?:in|at|around|near|along|through|round|across|up|down)\s+\S.*$")
 
 
 def _activity(s: Sentence, pos: int) -> Piece | None:
@@ -85,12 +126,18 @@ def took_up(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, obj.end))]
 
 
+_FAN_OF = re.compile(r"^(?:following|supporting|watching|listening\s+to|reading)\s+(?P<what>[A-Z].*)$")
+
+
 def gave_up(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "I gave up running" -> the LIKES of running ends."""
     obj = _activity(s, m.end())
     if obj is None:
         return []
     subj, name = subject_of(m, s), activity_name(obj.name)
+    fan = _FAN_OF.match(obj.name)
+    if fan:
+        name = fan["what"]
     return [Draft(subj, "LIKES", name, f"{subj} gave up {obj.said}", "end", LIKE, True, f"PREF:{name.lower()}",
                   span=match_span(m, obj.end))]
 
@@ -122,7 +169,7 @@ def no_longer_does(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "I don't play chess anymore" (a hobby noun after play/do), "I don't paint anymore",
     "I no longer knit" (the verb alone, as an activity): LIKES of it ends. "don't"
     needs "anymore"; a verb with an object other than a hobby says nothing here."""
-    verb = (m["verb"] or m["verb2"] or "").lower()
+    verb = (m["verb"] or m["verb2"] or m["verb3"] or "").lower()
     negated = m["verb2"] is None
     if m["ing"]:
         verb = m["ing"].lower()

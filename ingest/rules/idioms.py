@@ -62,7 +62,10 @@ was made redundant from|got made redundant at|was made redundant at|been made re
 got fired from|was fired from|got sacked from|was sacked from|got the sack from|got canned from|got axed from|
 got pushed out of|was pushed out of|was forced out of|got forced out of|retired from|took early retirement from|
 took redundancy from|took voluntary redundancy from|clocked out of|served my notice at|worked my last shift at|
-did my last shift at
+did my last shift at|cleared out my desk at|cleared my desk at|handed in my badge at|handed back my badge at|
+turned in my badge at|handed in my lanyard at|handed in my pass at|handed in my keys at|handed back my keys at|
+handed in my laptop at|handed back my laptop at|hung up my apron at|hung up my uniform at|worked my last day at|
+did my last day at|quit working at|quit working for|stopped working at|stopped working for|clocked off for the last time at
 """)
 # the organisation first: "Copper Kettle let me go", "Acme laid me off"
 WORK_ENDED_BY = _alt("""
@@ -75,7 +78,10 @@ dropped out of|dropped out from|withdrew from|flunked out of|got kicked out of|w
 was expelled from|quit my course at|left my course at|quit my degree at|left my degree at|quit my program at|
 completed my degree at|completed my studies at|finished my degree at|finished my studies at|finished my course at|
 got my degree from|got my diploma from|got my masters from|got my master's from|got my phd from|
-earned my degree from|earned my diploma from|graduated out of
+earned my degree from|earned my diploma from|graduated out of|deferred my place at|deferred my offer at|
+deferred my course at|deferred my degree at|deferred my studies at|deferred from|suspended my studies at|
+interrupted my studies at|took a leave of absence from|took a year out from|took a gap year from|dropped my course at|
+quit my studies at|left my studies at|gave up my place at
 """)
 # could be a home, a job or a school: drafted for each, only the open one closes
 ANY_ENDS = _alt("""
@@ -90,11 +96,17 @@ gave up my flat in|gave up our flat in|gave up my apartment in|gave up our apart
 gave up our place in|gave up the flat in|gave up the apartment in|sold our house in|sold my house in|
 sold our place in|sold my place in|sold the house in|moved out of our place in|moved out of my place in|
 handed back the keys in|handed in the keys in|gave notice on our flat in|gave notice on my flat in|
-said goodbye to our home in|moved away from|packed up and left|upped sticks from
+said goodbye to our home in|moved away from|packed up and left|upped sticks from|moved out of|finally left|
+moved out from|cleared out of
 """)
 _LEASE_ENDED = (r"\b(?:the|our|my)\s+(?:lease|tenancy|rental|contract)\s+(?:on|for|in)\s+(?:(?:our|my|the)\s+)?"
                 r"(?P<obj>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))(?:\s+(?:flat|apartment|place|house|home))?\s+"
                 r"(?:ran\s+out|ended|expired|was\s+up|finished|came\s+to\s+an\s+end)\b")
+
+_HOME_LEFT = (r"\b(?:moved\s+out\s+of|left|gave\s+up|handed\s+back\s+the\s+keys\s+(?:to|on)|said\s+goodbye\s+to)\s+"
+              r"(?:my|our|the)\s+(?:(?:old|little|tiny|first)\s+)?(?P<obj>(?-i:(?:(?:St|Mt|Ft)\.\s)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))\s+"
+              r"(?:flat|apartment|place|house|home|studio|condo|rental|bedsit|loft|digs)\b")
+_LEFT_FOR_GOOD = r"\bleft\s+(?P<obj>(?-i:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}))\s+(?:for\s+good|for\s+ever|forever|and\s+(?:never|moved|relocated|headed|bought|settled))\b"
 
 # ------------------------------------------------------------------ arriving at a place, a job or a school
 
@@ -136,6 +148,30 @@ STUDY_BEGINS = (
     rf"|{_I}(?:been\s+)?(?:now\s+)?(?:at|studying\s+at){_PLACE_AFTER}(?=[^,.;!?]{{0,50}}?\b(?:now|since|these\s+days)\b)"
 )
 
+_STUDY_QUIT = (r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially|actually)\s+)*(?:quit|dropped\s+out\s+of|withdrew\s+from|"
+               r"pulled\s+out\s+of|packed\s+in|jacked\s+in|left|deferred)\s+(?:uni|university|college|grad\s+school|my\s+course|"
+               r"my\s+degree|my\s+studies|my\s+program|my\s+programme|my\s+masters|my\s+master's|my\s+phd|my\s+PhD)\b"
+               r"(?!\s+(?:at|in|from)\s+(?-i:[A-Z]))|\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially)\s+)*dropped\s+out\b"
+               r"(?!\s+(?:of|from)\b)")
+
+# no employer or school named: "I got laid off in May", "I'm between jobs", "I graduated in June!" end the one open job
+# or course (`ends_any`), and nothing when there is none or several
+_WHEN_WORD = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|"
+              r"Wednesday|Thursday|Friday|Saturday|Sunday|Christmas|Easter)\b")
+_NAMED_AFTER = rf"(?!\s+(?:from|at|by|with|in)\s+(?!{_WHEN_WORD})(?-i:[A-Z]))"
+_WORK_NONE = (rf"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:(?:now|currently|officially|still|happily)\s+)*(?:between\s+jobs|"
+              rf"unemployed|out\s+of\s+work|jobless|on\s+the\s+dole|retired)\b(?!\s+(?:teacher|nurse|doctor)\b){_NAMED_AFTER}"
+              rf"|\b(?:I|we)\s+(?:just\s+|finally\s+|eventually\s+)?(?:got|was|were|have\s+been|'ve\s+been)\s+(?:laid\s+off|made\s+redundant|"
+              rf"let\s+go|fired|sacked)\b{_NAMED_AFTER}"
+              rf"|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:retired|quit\s+my\s+job|lost\s+my\s+job|left\s+my\s+job|"
+              rf"handed\s+in\s+my\s+notice|resigned)\b{_NAMED_AFTER}")
+_STUDY_NONE = (rf"\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?graduated\b(?!\s+(?:from|at|high|school)\b)"
+               r"|\bI(?:'m|\s+am)\s+(?:now\s+|officially\s+|finally\s+)?(?:a\s+(?:uni\s+|university\s+|college\s+)?graduate|"
+               r"a\s+grad|done\s+with\s+(?:uni|university|college|my\s+degree|my\s+studies))\b(?!\s+(?:of|from|at)\b)"
+               rf"|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:finished|completed)\s+(?:uni|university|college|"
+               rf"my\s+degree|my\s+studies|my\s+masters|my\s+master's|my\s+phd|my\s+PhD|my\s+course)\b"
+               rf"{_NAMED_AFTER}")
+
 # ------------------------------------------------------------------ partners
 
 _PARTNER_NAME = rf"(?P<obj>{NAME})"
@@ -159,6 +195,9 @@ dumped|ditched|ended things with|broke it off with|broke things off with|split f
 walked out on|divorced|kicked out|called it quits with|parted ways with|called off my engagement to|
 called off the engagement with|stopped seeing|finished with|ended it with|separated from|moved out on
 """)
+_DIVORCE_FROM = rf"\b(?:my|our|the)\s+(?:messy\s+|long\s+|final\s+)?divorce\s+(?:from|with)\s+{_PARTNER_NAME}\b"
+_EX_NAMED = (rf"\b(?:my|our)\s+ex(?:-(?:husband|wife|partner|boyfriend|girlfriend|fiancee?|fiancée)|\s+(?:husband|wife|partner|"
+             rf"boyfriend|girlfriend))?,?\s+{_PARTNER_NAME}\b(?!')|\b(?P<obj2>{NAME})(?:'s|\s+is)\s+(?:my|an)\s+ex\b")
 _SINGLE = (r"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:now\s+|officially\s+|newly\s+|back\s+to\s+being\s+|"
            r"happily\s+|suddenly\s+)*(?:single|a\s+single\s+(?:man|woman|guy|girl|gal|person|dad|mum|mom|parent))"
            r"(?:\s+(?:again|now|for\s+the\s+first\s+time|these\s+days))?\b|\bback\s+on\s+the\s+(?:dating\s+)?apps\b"
@@ -170,6 +209,9 @@ PARTNER_BEGINS = (
     rf"(?:\s+since\s+[\w\s-]{{1,25}}?)?(?:,\s*|\s+(?:called|named)\s+)(?P<obj>{NAME})\b"
     rf"|\b(?:met|started\s+seeing|started\s+dating|fell\s+for|got\s+together\s+with)\s+(?:someone\s+new|someone|a\s+(?:guy|girl|"
     rf"man|woman))(?:,\s*|\s+(?:called|named)\s+)(?P<obj2>{NAME})\b"
+    rf"|\bmet\s+(?P<obj4>{NAME})\b[^.;!?]{{0,60}}?\band\s+(?:we've|we\s+have|we're|we\s+are)\s+(?:been\s+)?(?:together|dating|"
+    rf"a\s+couple|inseparable|an\s+item|going\s+out|official)\b"
+    rf"|\b(?P<obj5>{NAME})\s+and\s+I\b[^.;!?]{{0,60}}?\bour\s+(?:\w+\s+)?(?:wedding\s+)?anniversary\b"
     rf"|\b(?P<obj3>{NAME})\s+and\s+I\s+(?:have\s+|had\s+)?(?:(?:just|finally|officially|recently)\s+)?(?:got\s+together|"
     rf"started\s+dating|started\s+seeing\s+each\s+other|have\s+been\s+dating|have\s+been\s+seeing\s+each\s+other|"
     rf"are\s+(?:now\s+)?(?:together|dating|an\s+item|official|a\s+thing|seeing\s+each\s+other|exclusive))\b"
@@ -219,13 +261,23 @@ THING_BEGINS = (
     rf"|\breplaced\s+(?:it|him|her|them|the\s+\w+|my\s+\w+)\s+with\s+(?:an?|the)\s+(?:new\s+|shiny\s+)?(?P<obj2>{_BRAND_MODEL})"
 )
 
+_SWAPPED_FOR = (rf"\b(?:swapped|traded(?:\s+in)?|exchanged|part-exchanged|sold|replaced)\s+{_THING}\s+(?:for|with)\s+(?:an?|the|my)\s+"
+                rf"(?:(?:new|used|secondhand|second-hand|shiny|refurbished|brand\s+new|\d{{4}})\s+){{0,2}}(?P<obj2>{_BRAND_MODEL})")
+_GOT_BRAND = (rf"{_I}(?:got|have|own|picked\s+up|upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|splashed\s+out\s+on|went\s+for|"
+              rf"invested\s+in)\s+(?:an?|the)\s+"
+              rf"(?:(?:new|used|secondhand|second-hand|shiny|refurbished|brand\s+new|old|little|trusty|\d{{4}})\s+){{0,2}}"
+              rf"(?P<obj>{_BRAND_MODEL})")
+
 # ------------------------------------------------------------------ hobbies
 
 HOBBY_LOST = _alt("""
 lost interest in|lost my interest in|lost the bug for|fell out of love with|got bored of|got bored with|
 grew bored of|got tired of|grew tired of|burned out on|burnt out on|burned out of|went off|gone off|am over|'m over|
 gave up on|packed in|jacked in|ditched|dropped|have dropped|have ditched|took a break from|am taking a break from|
-'m taking a break from|stepped back from|moved on from|drifted away from|don't have time for|stopped doing
+'m taking a break from|stepped back from|moved on from|drifted away from|don't have time for|stopped doing|
+fallen out of love with|grown bored of|grown bored with|gotten bored of|gotten bored with|gotten tired of|grown tired of|
+gone right off|went right off|haven't touched|have not touched|haven't picked up|haven't done any|barely do any|
+hardly do any|given up on|lost all interest in|dropped out of|stopped going to|pulled out of
 """)
 # the gear stands for the activity: "put the needles down", "hung up my boots", "sold my camera gear"
 GEAR: dict[str, str] = {
@@ -246,9 +298,11 @@ _GEAR = "(?:" + "|".join(re.escape(g).replace(r"\ ", r"\s+") for g in sorted(GEA
 GEAR_DOWN = (rf"\b(?:put|laid|set|hung|packed|boxed|stashed)\s+(?:the|my|all\s+my)\s+(?P<gear>{_GEAR})\s+(?:down|away|up|aside)\b"
              rf"|\b(?:hung|packed|boxed)\s+up\s+(?:the|my)\s+(?P<gear2>{_GEAR})\b"
              rf"|\b(?:sold|gave\s+away|got\s+rid\s+of|donated)\s+(?:all\s+)?(?:of\s+)?(?:the|my)\s+(?:old\s+)?(?P<gear3>{_GEAR})"
-             r"(?:\s+(?:gear|kit|stuff|equipment|collection))?\b")
+             r"(?:\s+(?:gear|kit|stuff|equipment|collection))?\b"
+             rf"|\b(?:the|my)\s+(?P<gear4>{_GEAR})\s+(?:haven't|hasn't|have\s+not|has\s+not)\s+(?:been\s+)?(?:out|used|touched|worn|"
+             r"moved|seen\s+daylight)\b")
 # "haven't bouldered since June", "haven't been to the climbing gym in months"
-HAVENT_SINCE = (r"\b(?:haven't|have\s+not|hasn't|I\s+haven't)\s+(?:really\s+|actually\s+)?(?P<verb>[a-z]+ed|ran|swum|swam|rode|"
+HAVENT_SINCE = (r"\b(?:haven't|have\s+not|hasn't|I\s+haven't)\s+(?:really\s+|actually\s+)?(?P<verb>[a-z]+ed|ran|run|swum|swam|rode|"
                 r"ridden|sung|drawn|sewn|knit|skied|done\s+any\s+[a-z]+ing)\s+(?:at\s+all\s+|much\s+)?(?:since|in|for)\b"
                 r"|\b(?:haven't|have\s+not|hasn't)\s+(?:been|gone|set\s+foot)\s+(?:back\s+)?(?:to|in|into)\s+(?:the|my|a)\s+"
                 r"(?P<place_act>[a-z]+(?:\s+[a-z]+)?)\s+(?:gym|wall|club|class|classes|studio|pool|court|courts|range|rink|"
@@ -258,16 +312,17 @@ _HOBBY_PAST = frozenset("""
 bouldered climbed cycled biked hiked knitted knit baked painted skated surfed swam swum ran played danced sung sang
 fished golfed sewed sewn skied snowboarded practised practiced trained lifted rowed sketched drawn drew crocheted
 gardened meditated journaled journalled kayaked canoed camped jogged boxed sparred fenced skateboarded scuba dived
-dove sailed quilted whittled gamed streamed blogged vlogged photographed shot raced competed rode ridden
+dove sailed quilted whittled gamed streamed blogged vlogged photographed shot raced competed rode ridden run
 """.split())
-_IRREGULAR = {"ran": "running", "swum": "swimming", "swam": "swimming", "rode": "riding", "ridden": "riding",
+_IRREGULAR = {"ran": "running", "run": "running", "swum": "swimming", "swam": "swimming", "rode": "riding", "ridden": "riding",
               "sung": "singing", "drawn": "drawing", "sewn": "sewing", "knit": "knitting", "skied": "skiing"}
 HOBBY_BEGINS = (
     rf"{_I}(?:gotten|got|getting|been\s+getting)\s+(?:really\s+|super\s+|properly\s+|seriously\s+|big\s+|heavily\s+|"
     rf"very\s+|so\s+)?(?:in)?to\s+(?P<act>[a-z]+(?:\s+[a-z]+)?)"
-    rf"|\b(?:I'm|I\s+am|we're)\s+(?:now\s+|currently\s+)?(?:all\s+about|big\s+into|deep\s+into)\s+(?P<act2>[a-z]+(?:\s+[a-z]+)?)"
-    rf"|(?:{_I}|^)(?:picked\s+up|took\s+up|taken\s+up|started|got\s+into)\s+(?:the\s+)?(?P<act3>[a-z]+(?:\s+[a-z]+)?)\s+(?:instead|"
-    rf"again|recently|lately|last\s+\w+|this\s+\w+)\b"
+    rf"|\b(?:I'm|I\s+am|we're)\s+(?:now\s+|currently\s+|totally\s+|completely\s+|properly\s+)?(?:all\s+about|big\s+into|deep\s+into|hooked\s+on|"
+    rf"obsessed\s+with|more\s+into|mostly\s+into|really\s+into)\s+(?P<act2>[a-z-]+(?:\s+[a-z]+)?)"
+    rf"|(?:{_I}|^|\band\s+(?:have\s+|'ve\s+)?(?:(?:just|now|since)\s+)?)(?:picked\s+up|took\s+up|taken\s+up|started|got\s+into)\s+(?:the\s+)?(?P<act3>[a-z-]+(?:\s+[a-z]+)?)(?:\s+(?:instead|"
+    rf"again|recently|lately|last\s+\w+|this\s+\w+)\b|(?=\s*(?:[,.;:!?]|$|\s+(?:and|but|so|because|after|since|as|now)\b)))"
 )
 
 # ------------------------------------------------------------------ favourites
@@ -299,6 +354,8 @@ DIET_ENDS_ANY = (
     rf"|\b(?:started|begun|began|went\s+back\s+to|gone\s+back\s+to|going\s+back\s+to|started\s+back|back\s+to)\s+eating\s+"
     rf"(?:\w+\s+){{0,2}}?{_MEAT}\b"
     rf"|\beating\s+(?:\w+\s+){{0,2}}?{_MEAT}\s+again\b"
+    rf"|\b(?:can|could)\s+(?:now\s+)?(?:handle|have|eat|tolerate|digest|do)\s+{_MEAT}\s+again\b"
+    rf"|\b(?:reintroduced|added\s+back|brought\s+back)\s+{_MEAT}\b"
     rf"|\b(?:not|no\s+longer)\s+(?:following|on|doing|sticking\s+to)\s+(?:any|a)\s+(?:particular\s+|special\s+|specific\s+|set\s+)?"
     rf"diet\b"
     rf"|\b(?:I|we)(?:'m|\s+am|'re|\s+are)\s+(?:an?\s+)?(?:omnivores?|meat-eaters?|meat\s+eaters?)\s+(?:again|now)\b"
@@ -312,6 +369,13 @@ DIET_ENDS = (
     rf"|\b(?:no\s+longer|not)\s+(?:doing\s+|following\s+|eating\s+)?(?P<diet3>{DIET_WORDS})(?:\s+(?:diet|anymore|any\s+more))"
     rf"|\b(?:stopped|quit)\s+being\s+(?P<diet4>{DIET_WORDS})\b"
 )
+
+# "I've been doing keto since January", "these days I'm doing intermittent fasting"
+DIET_DOING = (rf"\b(?:I|we)(?:'ve\s+been|\s+have\s+been|'m|\s+am|'re|\s+are)\s+(?:(?:now|currently|still|strictly|also)\s+)*"
+              rf"(?:doing|following|trying|sticking\s+to)\s+(?:the\s+)?(?P<diet>{DIET_WORDS})(?![\w-])")
+# "these days I'm more into Formula 1": a named interest
+_INTO_NAMED = (r"\b(?:I'm|I\s+am|I've\s+been|we're)\s+(?:now\s+|much\s+|far\s+|way\s+|a\s+lot\s+)?(?:more|mostly|really|"
+               r"big|deep|heavily|properly|totally)\s+into\s+(?P<obj>(?-i:[A-Z][\w-]*(?:\s+(?:[A-Z0-9][\w-]*)){0,2}))")
 
 # ------------------------------------------------------------------ handlers
 
@@ -331,7 +395,7 @@ def _proper(s: Sentence, pos: int):
 
 def _named(m: re.Match[str], s: Sentence) -> str | None:
     """The capitalised object the pattern captured, or the name after the match."""
-    for group in ("obj", "obj2", "obj3"):
+    for group in ("obj", "obj2", "obj3", "obj4", "obj5"):
         if group in m.re.groupindex and m[group]:
             name = m[group].strip()
             return None if name.split()[0].lower() in STOP_NAMES else name.rstrip(".")
@@ -410,7 +474,9 @@ def pet_ends(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [_ending(s, m, "HAS_PET", name, PET, f"{s.speaker} no longer has the pet {name}")]
 
 
-_NOT_A_THING = frozenset("it this that them one way time job place house home flat apartment lease mind keys".split())
+_NOT_A_THING = frozenset("it this that them one way time job place house home flat apartment lease mind keys knees knee "
+                         "back legs leg hip hips ankle ankles wrist wrists shoulder shoulders eyes voice heart nerve "
+                         "nerves patience body".split())
 
 
 def thing_ends(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -432,6 +498,15 @@ def thing_begins(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [Draft(s.speaker, "OWNS", name, f"{s.speaker} owns {name}", "state", OWN, span=match_span(m, m.end()))]
 
 
+def swapped_for(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Swapped the PS4 for a Nintendo Switch": the old thing ends (if it was owned), the new one is owned."""
+    old, new = m["obj"].strip(), " ".join(m["obj2"].split())
+    if about_someone_else(s, m.start()) or old.split()[-1].lower() in _NOT_A_THING:
+        return []
+    return [_ending(s, m, "OWNS", old, OWN, f"{s.speaker} no longer owns {old}", single=False),
+            Draft(s.speaker, "OWNS", new, f"{s.speaker} owns {new}", "state", OWN, span=match_span(m, m.end()))]
+
+
 def _activity(phrase: str) -> str | None:
     words = phrase.lower().split()
     while words and words[-1] in ("instead", "again", "now", "recently", "lately", "since", "for", "in", "more", "much",
@@ -440,6 +515,8 @@ def _activity(phrase: str) -> str | None:
         words.pop()
     if not words or words[0] in STOP_NAMES or words[0] in NOT_A_HOBBY or words[0] in ("trouble", "debt", "shape"):
         return None
+    if any(w in ("it", "them", "this", "that", "these", "those", "stuff", "things") for w in words[1:]):
+        return None  # "started selling it": an object, no pastime
     if not (words[0].endswith("ing") or words[-1].endswith("ing") or words[-1] in HOBBY_NOUNS or words[-1] in GEAR.values()):
         return None
     return activity_name(" ".join(words))
@@ -456,7 +533,7 @@ def hobby_lost(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 def gear_down(m: re.Match[str], s: Sentence) -> list[Draft]:
-    gear = " ".join((m["gear"] or m["gear2"] or m["gear3"]).lower().split())
+    gear = " ".join((m["gear"] or m["gear2"] or m["gear3"] or m["gear4"]).lower().split())
     act = GEAR[gear]
     return [_ending(s, m, "LIKES", act, LIKE, f"{s.speaker} gave up {act}")]
 
@@ -517,6 +594,35 @@ def fav_ended(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [_ending(s, m, "LIKES", old, LIKE, f"{old} is no longer {s.speaker}'s favourite")]
 
 
+def work_none(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if about_someone_else(s, m.start()):
+        return []
+    return [_ending(s, m, "WORKS_AT", "job", WORK, f"{s.speaker} left their job", any_value=True)]
+
+
+def study_quit(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if about_someone_else(s, m.start()):
+        return []
+    return [_ending(s, m, "STUDIES_AT", "studies", WORK, f"{s.speaker} left their studies", any_value=True)]
+
+
+def diet_begins(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if about_someone_else(s, m.start()):
+        return []
+    low = m["diet"].lower()
+    name = DIET_NORMAL.get(low, low)
+    return [Draft(s.speaker, "DIET", name, f"{s.speaker} is {name}", "state", HEALTH, True, "DIET",
+                  span=match_span(m, m.end()))]
+
+
+def fan_of(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = m["obj"].strip()
+    if name.split()[0].lower() in STOP_NAMES or about_someone_else(s, m.start()):
+        return []
+    return [Draft(s.speaker, "LIKES", name, f"{s.speaker} is into {name}", "state", LIKE, True, f"PREF:{name.lower()}",
+                  span=match_span(m, m.end()))]
+
+
 def diet_ends(m: re.Match[str], s: Sentence) -> list[Draft]:
     if about_someone_else(s, m.start()):
         return []
@@ -559,6 +665,9 @@ _TABLE: tuple[Rule, ...] = (
     Rule(_r(_LEFT_BEHIND, ("behind",)), _slots_end(("LIVES_IN", "WORKS_AT", "STUDIES_AT")), False),
     Rule(_r(rf"\b{HOME_ENDS}\s+{_OBJ}", HOME_ENDS), _slots_end(("LIVES_IN",)), False),
     Rule(_r(_LEASE_ENDED, ("lease", "tenancy", "rental", "contract")), _slots_end(("LIVES_IN",)), False),
+    Rule(_r(_HOME_LEFT, ("flat", "apartment", "place", "house", "home", "studio", "condo", "rental", "bedsit", "loft",
+                         "digs")), _slots_end(("LIVES_IN",)), False),
+    Rule(_r(_LEFT_FOR_GOOD, ("left",)), _slots_end(("LIVES_IN", "WORKS_AT", "STUDIES_AT")), False),
     Rule(_r(HOME_BEGINS, ("moved", "relocated", "sticks", "decamped", "emigrated", "move", "jump", "headed", "went",
                           "drove", "took", "brought", "sent", "renting", "living", "settled", "based", "staying",
                           "house-sitting", " in ", "landed", "ended", "wound", "home", "roots", "resident", "local")), _begins("LIVES_IN", HOME, "lives in")),
@@ -576,6 +685,8 @@ _TABLE: tuple[Rule, ...] = (
             PARTNER_ENDS_I),
          partner_ends),
     Rule(_r(_SINGLE, ("single", "apps", "market")), single, False),
+    Rule(_r(_DIVORCE_FROM, ("divorce",)), partner_ends, False),
+    Rule(_r(_EX_NAMED, (" ex",)), partner_ends, False),
     Rule(_r(PARTNER_BEGINS, ("seeing", "dating", "going out", "with", "met", "fell", "together", " and i ")), partner_begins),
     Rule(_r(rf"\b{PET_ENDS_BEFORE}\s+(?:(?:poor|old|sweet|little|our|my|dear)\s+)*{_PARTNER_NAME}\s+{_PET_GONE_AFTER}\b",
             _PET_GONE_AFTER),
@@ -586,6 +697,8 @@ _TABLE: tuple[Rule, ...] = (
          pet_ends, False),
     Rule(_r(rf"\b(?:re-?homed|gave\s+away|surrendered)\s+{_PARTNER_NAME}\b", ("homed", "gave away", "surrendered")),
          pet_ends, False),
+    Rule(_r(rf"\b(?:gave|handed|passed)\s+{_PARTNER_NAME}\s+(?:away\b|up\b|over\s+to\b|on\s+to\b|to\s+(?:a|an|the|my|our)\b)",
+            ("gave", "handed", "passed")), pet_ends, False),
     Rule(_r(rf"\b{THING_ENDS_BEFORE}\s+{_THING}(?=\s*(?:[,.;:!?]|$|\s+(?:to|for|in|on|at|last|this|and|but|because|after|"
             r"when|since|—|-|a|an|the|my)\b))", THING_ENDS_BEFORE), thing_ends),
     Rule(_r(rf"\bgave\s+{_THING}\s+(?:away|to)\b", ("gave",)), thing_ends),
@@ -594,16 +707,27 @@ _TABLE: tuple[Rule, ...] = (
          thing_ends, False),
     Rule(_r(_LEFT_ON, ("left", "lost", "forgot")), thing_ends, False),
     Rule(_r(THING_BEGINS, ("driving", "riding", "playing", "rocking", "replaced")), thing_begins),
+    Rule(_r(_SWAPPED_FOR, ("swapped", "traded", "exchanged", "sold", "replaced")), swapped_for),
+    Rule(_r(_GOT_BRAND, ("picked", "upgraded", "treated", "splashed", "went for", "invested", "got", "have", "own")),
+         thing_begins),
     Rule(_r(rf"(?:\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|kind\s+of|sort\s+of|completely|totally)\s+)*|^){HOBBY_LOST}\b", HOBBY_LOST),
          hobby_lost),
     Rule(_r(GEAR_DOWN, tuple(sorted({g.split()[-1] for g in GEAR}))), gear_down),
     Rule(_r(HAVENT_SINCE, ("haven't", "have not", "hasn't")), havent_since, False),
-    Rule(_r(HOBBY_BEGINS, ("got", "getting", "gotten", "about", "into", "picked", "took", "taken", "started")),
+    Rule(_r(HOBBY_BEGINS, ("got", "getting", "gotten", "about", "into", "picked", "took", "taken", "started", "hooked",
+                           "obsessed")),
          hobby_begins),
     Rule(_r(FAV_OVERTAKEN, ("spot", "top", "number one", "pedestal", "throne", "first place", "favorite", "favourite")),
          fav_overtaken, False),
     Rule(_r(FAV_ENDED, ("favorite", "favourite")), fav_ended, False),
-    Rule(_r(DIET_ENDS_ANY, ("back", "eating", "diet", "omnivore", "meat", "wagon")), diet_ends, False),
+    Rule(_r(DIET_ENDS_ANY, ("back", "eating", "diet", "omnivore", "meat", "wagon", "again")), diet_ends, False),
+    Rule(_r(DIET_DOING, DIETS), diet_begins),
+    Rule(_r(_STUDY_QUIT, ("uni", "college", "school", "course", "degree", "studies", "program", "masters", "master's",
+                          "phd", "dropped out")), study_quit),
+    Rule(_r(_INTO_NAMED, ("into",)), fan_of),
+    Rule(_r(_WORK_NONE, ("between jobs", "unemployed", "out of work", "jobless", "dole", "retired", "laid off", "redundant",
+                         "let go", "fired", "sacked", "my job", "notice", "resigned")), work_none),
+    Rule(_r(_STUDY_NONE, ("graduated", "graduate", "grad", "done with", "finished", "completed")), study_quit),
     Rule(_r(DIET_ENDS, DIETS), diet_ends, False),
 )
 TRIGGERS = tuple(r.trigger for r in _TABLE)

@@ -50,8 +50,10 @@ PET_WORDS = "(?:" + "|".join(sorted({w for p in PETS for w in (p, p + "s")}, key
 _PET_PRE = r"(?P<pre>(?:[a-z-]+\s+){0,3}?)"
 PET_HAVE = subject_rule(
     "have", "has", "HAVE got", "got", "HAVE gotten", "adopted", "HAVE adopted", "rescued", "HAVE rescued",
-    "own[s]?", "bought", "brought home", "welcomed",
-    tail=rf"\s+{_PET_PRE}(?P<species>{PET_WORDS})\b(?![-'])(?:(?:\s+(?:named|called)|,)\s+(?P<pname>{NAME})\b)?",
+    "own[s]?", "bought", "brought home", "HAVE brought home", "welcomed", "HAVE welcomed", "took in", "HAVE taken in",
+    "took home", "HAVE taken home",
+    tail=rf"\s+{_PET_PRE}(?P<species>{PET_WORDS})\b(?![-'])(?:(?:\s+(?:named|called|(?:that\s+|whom\s+)?(?:we|I)\s+(?:call|called|"
+         rf"named|'ve\s+named|have\s+named))|,)\s+(?P<pname>{NAME})\b)?",
     keywords=tuple(PETS),
 )
 _MY_PET = rf"\b(?P<poss>my|our)\s+{_PET_PRE}(?P<species>{PET_WORDS})"

@@ -39,11 +39,31 @@ FAVORITE_ENDED = rule(
 # the value first: "Pizza is my favourite food", "These days sushi is my favourite food", "Jazz is my favourite kind
 # of music"; "Rugby has replaced cricket as my favourite sport" ends the old one too
 FAVORITE_FIRST = rule(
-    r"(?:^|[,;:]\s+|\bbut\s+|\b(?:these\s+days|nowadays|now|lately),?\s+)(?P<thing>(?!(?:it|this|that|what|which|who|"
-    r"there|he|she|they|mine)\b)[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are|has\s+become|became)\s+(?:now\s+|still\s+|definitely\s+)?"
-    r"(?P<my>my|our)\s+(?:new\s+|all-time\s+|absolute\s+)?favou?rite\s+"
-    r"(?P<cat>(?:(?:kind|type|sort|genre)\s+of\s+)?[\w-]+)\b(?!\s+(?:is|was|of|in|for|to)\b)",
-    ("favorite", "favourite"))
+    r"(?:^|[,;:]\s+|\s[-\u2013\u2014]+\s+|\bbut\s+|\b(?:these\s+days|nowadays|now|lately),?\s+)(?P<thing>(?!(?:it|this|that|what|which|who|"
+    r"there|he|she|they|mine)\b)[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are|has\s+become|have\s+become|'s\s+become|became)\s+"
+    r"(?:now\s+|still\s+|definitely\s+|officially\s+|easily\s+)?"
+    r"(?P<my>my|our)\s+(?:(?:new|all-time|absolute|undisputed|current)\s+)*(?:favou?rite|fave|top|number\s+one|go-to)\s+"
+    r"(?P<cat>(?:(?:kind|type|sort|genre)\s+of\s+)?[\w-]+)\b(?!\s+(?:is|was|of(?!\s+all\s+time)|in|for|to)\b)",
+    ("favorite", "favourite", "fave", "top", "number one", "go-to"))
+# "since our trip pad see ew has become my absolute favourite": the few words before "has become", any case
+FAVORITE_BECAME = rule(
+    r"(?<![\w'-])(?P<thing>(?:(?!(?:it|this|that|what|which|who|there|he|she|they|mine|our|my|the|to|of|in|on|at|and|but|since|"
+    r"after|so|has|have|is|was|trip|then)\b)[\w'-]+\s+){0,2}(?!(?:it|this|that|what|which|who|there|he|she|they|mine|our|"
+    r"my|the|to|of|in|on|at|and|but|since|after|so|has|have|is|was|trip|then)\b)[\w'-]+)\s+(?:has|have|'s)\s+"
+    r"(?:(?:now|officially|quickly|firmly|easily|somehow)\s+)?become\s+(?P<my>my|our)\s+(?:(?:new|all-time|absolute|"
+    r"undisputed|total)\s+)*(?:favou?rite|fave|number\s+one|go-to)(?:\s+(?P<cat>[a-z-]+))?\b", ("become",))
+# "Jaws has been dethroned", "Radiohead got knocked off the top spot": the old favourite ends, the new one unsaid
+FAVORITE_DETHRONED = rule(
+    r"(?:^|[,;:]\s+|\bbut\s+|\bhonestly\s+)(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:has\s+been|have\s+been|got|was|were)\s+"
+    r"(?:(?:officially|finally|well\s+and\s+truly)\s+)?(?:dethroned|knocked\s+off\s+(?:the\s+)?(?:top\s+spot|top|"
+    r"number\s+one\s+spot|pedestal|throne)|bumped\s+(?:off|down)|overtaken|demoted|usurped)\b",
+    ("dethroned", "knocked off", "bumped", "overtaken", "demoted", "usurped"))
+# "I've gone right off pizza", "I used to think nothing could beat lasagne": no longer liked
+LIKE_LOST = rule(
+    r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:kind\s+of|sort\s+of|totally|completely|really)\s+)?(?:gone|went)\s+"
+    r"(?:right\s+|completely\s+|totally\s+|a\s+bit\s+)?off\s+(?P<thing>[\w'-]+(?:\s+[\w'-]+)?)"
+    r"|\bI\s+used\s+to\s+(?:think|say|believe|swear)\s+(?:that\s+)?(?:nothing|no\s+\w+)\s+(?:could|would|can|will)?\s*"
+    r"(?:beat|top|touch|compare\s+(?:to|with)|come\s+close\s+to)\s+(?P<thing2>[\w'-]+(?:\s+[\w'-]+)?)", ("off", "used to"))
 FAVORITE_REPLACED = rule(
     r"(?:^|[,;:]\s+|\bbut\s+)(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:has|have)\s+replaced\s+"
     r"(?P<old>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+as\s+(?P<my>my|our)\s+(?:all-time\s+)?favou?rite\s+(?P<cat>[\w-]+)\b",
@@ -105,7 +125,16 @@ _KIND_OF = re.compile(r"^(?:kind|type|sort|genre)\s+of\s+", re.IGNORECASE)
 
 def _category(said: str) -> str:
     """ "band these days" -> "band": one favourite per category, whenever it is said."""
-    return " ".join(_KIND_OF.sub("", _WHEN_WORDS.sub("", said)).lower().split())
+    cat = " ".join(_KIND_OF.sub("", _WHEN_WORDS.sub("", said)).lower().split())
+    return _SAME_CATEGORY.get(cat, cat)
+
+
+# a favourite film and a favourite movie are one favourite
+_SAME_CATEGORY = {"movie": "film", "flick": "film", "tv show": "show", "series": "show", "tv series": "show",
+                  "programme": "show", "program": "show", "group": "band", "track": "song", "tune": "song",
+                  "dish": "food", "meal": "food", "novel": "book", "read": "book", "video game": "game",
+                  "footy team": "team", "club": "team", "football team": "team", "singer": "artist",
+                  "musician": "artist", "album": "album", "drink": "drink", "beverage": "drink"}
 
 
 def likes(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -135,11 +164,24 @@ def favorite_ended(m: re.Match[str], s: Sentence) -> list[Draft]:
                   True, f"FAVORITE:{_category(m['cat'])}", span=(m.start("thing"), m.end()))]
 
 
-_WHEN_FIRST = re.compile(r"^(?:these\s+days|nowadays|now|lately|currently),?\s+", re.IGNORECASE)
+_WHEN_FIRST = re.compile(r"^(?:(?:these\s+days|nowadays|now|lately|currently|honestly|actually|okay|ok|well|so|and|but|"
+                         r"right\s+now|officially|definitely|seriously|then|anyway),?\s+)+", re.IGNORECASE)
+
+
+# "my top / number one / go-to <kind>" is a favourite only for a kind of thing one has favourites of
+# ("my top pick", "my number one goal", "my go-to when I'm stressed" are not)
+_TOP_KINDS = frozenset("""
+film films movie movies show shows series band bands song songs album albums artist artists singer singers book books
+novel novels author authors writer food foods dish dishes meal snack snacks drink drinks restaurant restaurants team
+teams club game games sport sports player players podcast podcasts genre place city cafe bar
+""".split())
+_TOP = re.compile(r"\b(?:top|number\s+one|go-to)\s+(?:[\w-]+\s+)?$", re.IGNORECASE)
 
 
 def favorite_first(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "Pizza is my favourite food" -> LIKES pizza in the slot FAVORITE:food."""
+    if _TOP.search(s.text, 0, m.start("cat")) and m["cat"].lower() not in _TOP_KINDS:
+        return []
     thing = strip_article(_WHEN_FIRST.sub("", m["thing"]))
     if not thing or thing.split()[0].lower() in _NOT_A_THING or _REACTION.match(m["thing"]):
         return []
@@ -148,6 +190,46 @@ def favorite_first(m: re.Match[str], s: Sentence) -> list[Draft]:
     name, cat = activity_name(thing), _category(m["cat"])
     return [Draft(s.speaker, "LIKES", name, f"{s.speaker}'s favorite {cat} is {name}", "state", LIKE, True,
                   f"FAVORITE:{cat}", span=(m.start("thing"), m.end()))]
+
+
+def favorite_became(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Piranesi has become my all-time favourite book", "pad see ew has become my absolute
+    favourite": the new favourite, in its category's slot when one is said."""
+    thing = strip_article(_WHEN_FIRST.sub("", m["thing"]))
+    if not thing or thing.split()[0].lower() in _NOT_A_THING or thing.lower() in STOP_WORDS_FAV:
+        return []
+    name = activity_name(thing)
+    cat = _category(m["cat"]) if m["cat"] else None
+    slot = f"FAVORITE:{cat}" if cat else f"PREF:{name.lower()}"
+    return [Draft(s.speaker, "LIKES", name, f"{name} is {s.speaker}'s favorite{' ' + cat if cat else ''}", "state",
+                  LIKE, True, slot, span=(m.start("thing"), m.end()))]
+
+
+STOP_WORDS_FAV = frozenset("everything nothing something anything one".split())
+
+
+def favorite_dethroned(m: re.Match[str], s: Sentence) -> list[Draft]:
+    thing = strip_article(_WHEN_FIRST.sub("", m["thing"]))
+    if not thing or thing.split()[0].lower() in _NOT_A_THING:
+        return []
+    name = activity_name(thing)
+    return [Draft(s.speaker, "LIKES", name, f"{name} is no longer {s.speaker}'s favorite", "end", LIKE, True,
+                  f"PREF:{name.lower()}", span=(m.start("thing"), m.end()), closes_only=True)]
+
+
+def like_lost(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I've gone off pizza": the open LIKES of it ends, if there is one (closes_only)."""
+    raw = (m["thing"] or m["thing2"]).split()
+    if raw[0].lower() in _NOT_A_THING or raw[0].lower() in ("the", "a", "an", "my", "our", "it", "on", "to", "at", "and"):
+        return []  # "gone off the idea", "went off to uni": no liking ends
+    thing = " ".join(raw)
+    words = raw
+    if len(words) > 1 and words[1].lower() in ("since", "after", "because", "for", "when", "now", "anymore", "and", "but",
+                                               "ever", "lately", "recently", "completely", "totally"):
+        thing = words[0]
+    name = activity_name(thing)
+    return [Draft(s.speaker, "LIKES", name, f"{s.speaker} no longer likes {name}", "end", LIKE, True,
+                  f"PREF:{name.lower()}", span=match_span(m, m.end()), closes_only=True)]
 
 
 def favorite_replaced(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -164,6 +246,8 @@ def favorite_replaced(m: re.Match[str], s: Sentence) -> list[Draft]:
 _NOT_A_THING = frozenset("it this that he she they there what which who i we you".split())
 
 RULES: tuple[Rule, ...] = (Rule(FAVORITE_ENDED, favorite_ended), Rule(FAVORITE_REPLACED, favorite_replaced, False),
+                           Rule(FAVORITE_BECAME, favorite_became, False), Rule(FAVORITE_DETHRONED, favorite_dethroned, False),
+                           Rule(LIKE_LOST, like_lost, False),
                            Rule(LIKES, likes), Rule(FAVORITE, favorite), Rule(FAVORITE_FIRST, favorite_first, False),
                            Rule(DISLIKES, dislikes))
 # "my favourite X is Y" and "Y is my favourite X" hold in a question too: "Sushi is my favourite food, where's good?"

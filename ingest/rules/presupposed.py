@@ -56,7 +56,7 @@ STUDY_NOUNS = (
     "prof profs professor professors lecturer lecturers tutor tutors classmates class classes course courses "
     "module modules degree program programme major minor thesis dissertation advisor adviser seminar seminars "
     "lectures lecture exams exam finals midterms campus dorm halls semester term masters master's phd doctorate "
-    "studies coursework cohort tuition scholarship student residency placement").split()
+    "studies coursework cohort tuition scholarship student residency placement freshers").split()
 HOME_NOUNS = (
     "place flat apartment house home condo townhouse cottage bungalow loft rental street road neighbourhood "
     "neighborhood garden balcony backyard yard building block landlord landlady neighbours neighbors "
@@ -98,7 +98,7 @@ WORK_AT = rule(rf"{_POSS}{_MODS}(?P<noun>{_alt(WORK_NOUNS)})\s+(?:at|with)\s+(?=
                ("my", "our"))
 WORKING_AT = rule(r"^(?:still\s+)?working\s+(?:(?:the|a|an|my)\s+(?:[a-z-]+\s+){0,2}?shifts?\s+|nights\s+|weekends\s+|"
                   r"late\s+|full[\s-]time\s+|part[\s-]time\s+)?(?:at|for)\s+(?=[A-Z])", ("working",))
-STUDY_AT = rule(rf"(?:{_POSS}|\b(?P<det>an?|the|of|in)\s+){_MODS}(?P<noun>{_alt(STUDY_NOUNS)}|{_alt(_KINDS_OF_SCHOOL)}\s+school)"
+STUDY_AT = rule(rf"(?:{_POSS}|\b(?P<det>an?|the|of|in)\s+|^){_MODS}(?P<noun>{_alt(STUDY_NOUNS)}|{_alt(_KINDS_OF_SCHOOL)}\s+school)"
                 r"\s+(?P<prep>at|in)\s+(?=[A-Z])", (*STUDY_NOUNS, "school"))
 HOME_IN = rule(rf"{_POSS}{_MODS}(?P<noun>{_alt(HOME_NOUNS)})\s+(?:(?:here|over|out|up|down)\s+)?in\s+(?=[A-Z])",
                (" in ",))
@@ -121,11 +121,12 @@ DIET_I_AM = rule(rf"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:an?\s+)?(?
 DIET_AS = rule(rf"\bas\s+an?\s+(?P<diet>vegan|vegetarian|veggie|pescatarian|pescetarian)\b", ("as a",))
 _ACT = (r"(?P<act>(?:[A-Za-z]+\s+)?[A-Za-z]+ing(?:\s+[a-z]+)?|(?i:" + _alt(HOBBY_NOUNS) + r"))")
 HOBBY_TAKEN_OVER = rule(
-    rf"^{_ACT}\s+(?:has|'s|is)\s+(?:(?:pretty\s+much|basically|completely|totally|kind\s+of|sort\s+of|really|become|"
+    rf"^{_ACT}\s+keeps\s+me\s+(?:sane|going|grounded|busy|happy|balanced)\b"
+    rf"|(?:^|[,;:]\s+|\b(?:so|and|but|now|these\s+days)\s+){_ACT.replace('act>', 'act3>')}\s+(?:has|'s|is)\s+(?:(?:pretty\s+much|basically|completely|totally|kind\s+of|sort\s+of|really|become|"
     r"now|officially)\s+)*(?:taken\s+over\s+my|become\s+my|been\s+my|my\s+(?:whole\s+|entire\s+|new\s+|latest\s+|"
     r"favou?rite\s+)?(?:personality|life|thing|obsession|jam|passion|happy\s+place|therapy|escape|hobby))\b"
     r"|^{0}\s+(?:has|'s)\s+become\s+(?:my|our)\s+(?:[a-z]+\s+)?(?:thing|obsession|hobby|routine|ritual)\b".format(_ACT.replace("act>", "act2>")),
-    ("taken over", "my", "become"))
+    ("taken over", "my", "become", "keeps me"))
 SPEND_DOING = rule(r"\bI\s+spend\s+(?:most|all|many|every|a\s+lot\s+of|my)\s+(?:[a-z]+\s+)?(?:evenings|weekends|nights|"
                    r"mornings|afternoons|free\s+time|spare\s+time|days|time|sundays|saturdays)\s+(?P<act>[a-z]+ing)\b",
                    ("spend",))
@@ -178,7 +179,14 @@ def _proper_at(s: Sentence, pos: int):
     return take_proper(s.text, pos, s.limit(pos), allow_lower=False)
 
 
+_STUDENT_MODS = re.compile(r"\b(?:dissertation|thesis|phd|doctoral|academic|personal|course|module|research|masters|"
+                           r"master's|project|studio|seminar|lab)\s+(?:supervisor|advisor|adviser|tutor|mentor)s?\b",
+                           re.IGNORECASE)
+
+
 def works_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if _STUDENT_MODS.search(m[0]):
+        return _studies_at_org(m, s)
     org = _proper_at(s, m.end())
     if org is None or not employer_ok(org) or about_someone_else(s, m.start()) or ended_here(s, m) or SCHOOL_WORD.search(org.name) and (
             m.groupdict().get("noun") or "").lower() in ("team", "office", "department", "dept"):
@@ -186,6 +194,16 @@ def works_at(m: re.Match[str], s: Sentence) -> list[Draft]:
     name = strip_article(org.name)
     return [Draft(s.speaker, "WORKS_AT", name, f"{s.speaker} works at {org.said}", "state", WORK, True,
                   span=match_span(m, org.end), dated=False)]
+
+
+def _studies_at_org(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "my dissertation supervisor at King's College": the speaker studies there."""
+    school = _proper_at(s, m.end())
+    if school is None or not employer_ok(school) or about_someone_else(s, m.start()) or ended_here(s, m):
+        return []
+    name = strip_article(school.name)
+    return [Draft(s.speaker, "STUDIES_AT", name, f"{s.speaker} studies at {school.said}", "state", WORK, True,
+                  span=match_span(m, school.end), dated=False)]
 
 
 def studies_at(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -251,8 +269,10 @@ _NOT_AN_ACTIVITY = frozenset("nothing something everything anything morning even
 
 
 def likes_activity(m: re.Match[str], s: Sentence) -> list[Draft]:
-    act = (m.groupdict().get("act") or m.groupdict().get("act2") or "").strip()
+    act = (m.groupdict().get("act") or m.groupdict().get("act2") or m.groupdict().get("act3") or "").strip()
     words = act.lower().split()
+    while words[:1] and words[0] in ("so", "and", "but", "now", "then"):  # ", so running is my thing now"
+        words.pop(0)
     if not words or any(w in _NOT_AN_ACTIVITY or w in STOP_NAMES for w in words):
         return []
     if not any(w.endswith("ing") or w in HOBBY_NOUNS for w in words):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from dateutil.relativedelta import relativedelta
 
 from graphmem.ingest.extraction import ExtractedFact
 from graphmem.ingest.rules.drafts import Draft, Sentence
@@ -71,11 +70,13 @@ def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:
     return None
 
 
-def _moment(when: TimeRange) -> datetime:
-    """Where a dated statement sits: the start of its period, but a season's middle month
-    ("in the spring" -> April), since three months is too wide to claim its first day."""
+def _moment(when: TimeRange, session: datetime) -> datetime:
+    """Where a dated statement sits: the start of its period, but a season's midpoint
+    ("in the spring" -> mid-April), since three months is too wide to claim its first day
+    and a change said only by its season is as likely before its middle as after (never after
+    the session that tells of it: "we moved in the summer", said in July)."""
     if when.end is not None and when.granularity == "month" and (when.end - when.start).days > 40:
-        return when.start + relativedelta(months=1)
+        return max(when.start, min(when.start + (when.end - when.start) / 2, session))
     return when.start
 
 
@@ -88,7 +89,7 @@ def _finish(draft: Draft, when: TimeRange | None, session: datetime, derived: li
             text += f" (since {when.label()})"
         else:
             text += f" {'on' if when.granularity == 'day' else 'in'} {when.label()}"
-    moment = _moment(when) if when is not None else session
+    moment = _moment(when, session) if when is not None else session
     return ExtractedFact(
         subject=draft.subject, predicate=draft.predicate, object=draft.object,
         fact=text[0].upper() + text[1:] + ".",

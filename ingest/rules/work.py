@@ -221,7 +221,10 @@ def left_named(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "I left Fernhill Bank", "after eight years I am leaving Hartwell & Co."."""
     org = _named_employer(s, m.end(), need_org_word=True)
     if org is None:
-        return []
+        org = _named_employer(s, m.end(), need_org_word=False)
+        if org is None or not employer_ok(org) or not org.name.endswith("'s"):
+            return []
+        return _left_school_or_work(subject_of(m, s), org, match_span(m, org.end))  # "I left St. Mary's": if open
     subj, span = subject_of(m, s), match_span(m, org.end)
     if SCHOOL_WORD.search(org.name):
         return _left_school_or_work(subj, org, span)

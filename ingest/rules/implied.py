@@ -1,0 +1,246 @@
+"""Implied states: a home, a job or a school said in passing, by what surrounds it.
+
+People rarely say "I work at X" or "I study at Y" once settled; they say what they do
+there or how long they have been there: "I'm in HR at Calloway Foods", "I do IT support
+for Redwood Council", "three months in at Bramble Digital", "Crumbs Bakery took me on",
+"I'm a second-year at Bristol University", "I'm doing an HND at Glasgow Clyde College",
+"since the move to Bristol", "now that I'm in Seattle", "come and stay with me in
+Halifax", "I rent a studio in Toronto", "I transferred from Danforth to the Marlow
+Institute". Each shape is a word list (departments, student years, qualifications)
+around one slot, and the organisation must read as one (`employer_ok`). "Now that I'm
+at X" names no slot: it is a school only with study words in the sentence (grad school,
+classes, course), a job only with work words (shift, boss, office), else nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.ingest.rules.drafts import HOME, WORK, Draft, Rule, Sentence, employer_ok, match_span
+from graphmem.ingest.rules.grammar import STOP_NAMES, rule
+from graphmem.ingest.rules.presupposed import about_someone_else, ended_here
+from graphmem.ingest.rules.text import REJECT_PLACE, strip_article, take_proper
+from graphmem.ingest.rules.work import ORG_WORD, SCHOOL_WORD
+
+__all__ = ["QUESTION_RULES", "RULES"]
+
+
+def _alt(words: str) -> str:
+    items = [w.strip() for w in words.split("|") if w.strip()]
+    return "(?:" + "|".join(sorted((re.sub(r"\s+", r"\\s+", w) for w in items), key=len, reverse=True)) + ")"
+
+
+_I_AM = r"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:(?:now|currently|still|just|also)\s+)*"
+_ORG = r"(?=(?:the\s+)?[A-Z])"
+DEPARTMENTS = _alt("""
+HR|human resources|IT|IT support|tech support|accounts|accounts payable|accounts receivable|accounting|finance|sales|
+marketing|legal|admin|administration|operations|ops|logistics|procurement|purchasing|payroll|recruitment|recruiting|
+comms|communications|PR|customer service|customer services|customer support|support|engineering|product|design|R&D|
+research|compliance|security|QA|data|analytics|facilities|reception|housekeeping|the kitchen|kitchen|dispatch|
+the warehouse|warehouse|the lab|admissions|events|editorial|production|IT services|tech|the back office|
+front of house|the front desk|the call centre|the call center|fundraising|development|quality|claims|underwriting|
+audit|tax|treasury|investments|retail|wholesale|merchandising|buying|publishing|partnerships|training
+""")
+_DO_WORK = _alt("""
+IT support|tech support|the books|bookkeeping|payroll|admin|the admin|social media|the social media|marketing|
+the marketing|accounts|the accounts|reception|security|deliveries|the deliveries|cleaning|the cleaning|
+data entry|customer service|HR|web design|the website|IT|graphic design|copywriting|research|community visits|
+home visits|night shifts|shifts|weekend shifts|cover|supply teaching|locum work|agency work|contract work|
+freelance work|consulting|consultancy
+""")
+WORK_DEPT = rule(rf"{_I_AM}(?:in|on|with)\s+(?:the\s+)?{DEPARTMENTS}\s+(?:team\s+|department\s+|dept\s+|side\s+)?"
+                 rf"(?:at|for|with)\s+{_ORG}"
+                 rf"|\bI\s+(?:now\s+|currently\s+|still\s+|also\s+)?work\s+in\s+(?:the\s+)?{DEPARTMENTS}\s+"
+                 rf"(?:team\s+|department\s+|dept\s+)?(?:at|for)\s+{_ORG}"
+                 rf"|\bI(?:'m|\s+am)?\s+(?:now\s+|currently\s+|still\s+|also\s+)?(?:do|doing|handle|handling|run|running|"
+                 rf"manage|managing|look\s+after|looking\s+after|cover|covering)\s+{_DO_WORK}\s+(?:for|at)\s+{_ORG}",
+                 ("i'm", "i am", "i've", "i have", "i work", "i do", "i handl", "i run", "i manag", "i look", "i cover"))
+# "three months in at Bramble Digital", "a year in at the council"
+TIME_IN_AT = rule(r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+few|few|couple\s+of|"
+                  r"several|\d+)\s+)?(?:days?|weeks?|months?|years?)\s+in\s+at\s+" + _ORG, (" in at ",))
+# "Crumbs Bakery took me on", "Veritas hired me in June"
+HIRED_ME = rule(r"(?P<org>(?-i:[A-Z][\w&'.-]*(?:\s+(?:[A-Z][\w&'.-]*|of|and|&))*?))\s+(?:(?:eventually|finally|just|"
+                r"luckily|then|quickly)\s+)*(?:took\s+me\s+on|hired\s+me|snapped\s+me\s+up|brought\s+me\s+on(?:board|\s+board)?|"
+                r"signed\s+me(?:\s+up)?\s+(?:as|full[\s-]time|permanently)|gave\s+me\s+a\s+(?:permanent\s+|full[\s-]time\s+)?"
+                r"(?:job|contract|role|position))\b", ("took me on", "hired me", "snapped me", "brought me", "signed me",
+                                                      "gave me a"))
+_YEARS = _alt("""
+first-year|first year|second-year|second year|third-year|third year|fourth-year|fourth year|final-year|final year|
+fresher|freshman|sophomore|undergrad|undergraduate|postgrad|postgraduate|grad student|graduate student|
+PhD student|PhD candidate|doctoral student|doctoral candidate|masters student|master's student|mature student|
+exchange student|student|med student|medical student|law student|nursing student|art student|music student|
+engineering student|business student|research student|first-year student|second-year student|final-year student
+""")
+STUDENT_AT = rule(rf"{_I_AM}(?:a|an)\s+(?:(?:full[\s-]time|part[\s-]time|international|returning)\s+)?{_YEARS}\s+"
+                  rf"(?:(?:studying|reading|doing|majoring\s+in)\s+[a-z]+\s+)?at\s+{_ORG}", ("student", "year", "fresher",
+                                                                                            "freshman", "sophomore",
+                                                                                            "grad", "candidate"))
+_QUALIFICATIONS = _alt("""
+degree|masters|master's|MA|MSc|MBA|MPhil|BSc|BA|BEng|LLB|LLM|PhD|doctorate|HND|HNC|BTEC|diploma|foundation year|
+foundation degree|certificate|A-levels|A levels|postgrad|PGCE|postgraduate diploma|access course|course|
+nursing degree|law degree|teaching qualification|conversion course
+""")
+QUALIFICATION_AT = rule(rf"{_I_AM}(?:doing|studying|taking|working\s+towards|working\s+toward|halfway\s+through|"
+                        rf"in\s+the\s+middle\s+of|partway\s+through|enrolled\s+on|enrolled\s+in)\s+(?:a|an|my|the)\s+"
+                        rf"(?:(?:[a-z-]+|\d+[a-z]*)\s+){{0,2}}?{_QUALIFICATIONS}\b(?:\s+in\s+(?:[a-z-]+|[A-Z][a-z]+)"
+                        rf"(?:\s+[a-z-]+)?)?\s+at\s+{_ORG}", ("doing", "studying", "taking", "towards", "toward",
+                                                             "through", "middle", "enrolled"))
+# "I've since enrolled at Strathclyde"
+ENROLLED_AT = rule(r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:since|now|just|finally|recently|officially)\s+(?:enrolled|matriculated|"
+                   r"registered)\s+(?:at|with)\s+" + _ORG, ("enrolled", "matriculated", "registered"))
+# "I transferred from Danforth to the Marlow Institute of Technology"
+TRANSFERRED = rule(r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|recently|officially|since)\s+)*transferred\s+"
+                   r"(?:over\s+)?from\s+(?:the\s+)?(?=[A-Z])", ("transferred",))
+_STUDY_HINT = re.compile(r"\b(?:grad\s+school|graduate\s+school|uni|university|college|classes|class|course|courses|"
+                         r"credits|modules?|degree|semester|term|lectures?|professors?|profs?|tutors?|advisor|adviser|"
+                         r"exams?|finals|thesis|dissertation|campus|freshers|major|studying|study|undergrad|postgrad|"
+                         r"masters|phd|coursework|homework|assignments?|workload)\b", re.IGNORECASE)
+_WORK_HINT = re.compile(r"\b(?:job|shifts?|boss|manager|colleagues?|coworkers?|office|team|role|position|salary|pay|"
+                        r"clients?|customers?|branch|department|contract|promotion|commute|hours|working)\b",
+                        re.IGNORECASE)
+# "since the move to Bristol", "after moving to Leeds"
+SINCE_MOVE = rule(r"\b(?:since|after|ever\s+since)\s+(?:(?:the|our|my)\s+(?:big\s+)?(?:move|relocation)|moving|relocating|"
+                  r"we\s+moved|I\s+moved)\s+(?:(?:up|down|over|out|back|across)\s+)?to\s+" + _ORG, ("since", "after"))
+# "now that I'm in Seattle", "now I'm at Stanford"
+NOW_THAT_IN = rule(r"\bnow\s+(?:that\s+)?(?:I'm|I\s+am|we're|we\s+are)\s+(?:(?:living|based|settled|back)\s+)?in\s+"
+                   + _ORG, ("now",))
+NOW_THAT_AT = rule(r"\bnow\s+(?:that\s+)?(?:I'm|I\s+am)\s+(?:(?:studying|working|based)\s+)?at\s+" + _ORG, ("now",))
+# "come and stay with me in Halifax", "friends are visiting us here in Leeds"
+WITH_ME_IN = rule(r"\b(?:stay|staying|stop|stopping|come|coming|crash|crashing|visit|visiting|see|seeing)\s+(?:and\s+"
+                  r"(?:stay|see)\s+)?(?:with\s+)?(?:me|us)\s+(?:here\s+|out\s+here\s+|up\s+here\s+|down\s+here\s+)?in\s+"
+                  + _ORG, (" me ", " us "))
+# "Living in NYC is so expensive": said of one's own life, in the present
+LIVING_IN = rule(r"^(?:(?:honestly|so|but|and|man|god|gosh|ugh|okay|ok|well),?\s+)?living\s+(?:here\s+)?in\s+" + _ORG
+                 + r"(?=[^,.;!?]{0,40}?\s(?:is|has\s+been|can\s+be|gets|isn't|feels|means|costs)\b)", ("living",))
+# "I'm with Harley Medical Group now": an organisation (its name says so) with a present-time word
+WITH_ORG_NOW = rule(rf"{_I_AM}with\s+" + _ORG, ("i'm with", "i am with", "been with"))
+_NOW_WORD = re.compile(r"^[^,.;!?]{0,20}?\b(?:now|these\s+days|since|for\s+(?:\w+\s+)?(?:years?|months?|weeks?))\b",
+                       re.IGNORECASE)
+
+# "I rent a tiny studio in Toronto", "we bought a house in Montclair"
+_DWELLING = r"(?:flat|apartment|studio|room|place|house|home|condo|cottage|bedsit|loft|basement|townhouse|bungalow|duplex)"
+RENT_IN = rule(rf"\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|now|recently|since|currently|also)\s+)*(?:rent|share|sublet|"
+               rf"bought|purchased|closed\s+on|rented|moved\s+into)\s+(?:a|an|our|my)\s+(?:(?:first|own)\s+)?(?:[a-z-]+\s+){{0,3}}?"
+               rf"{_DWELLING}\s+(?:just\s+)?(?:in|near|outside|on\s+the\s+edge\s+of)\s+" + _ORG,
+               ("rent", "share", "sublet", "bought", "purchased", "closed on", "moved into"))
+_NOT_HOME = re.compile(r"\b(?:holiday|vacation|second|investment|buy-to-let|rental\s+property|airbnb|for\s+(?:the|a|two|"
+                       r"three|\d+)\s+(?:week|weekend|night|days?|month)|for\s+my\s+(?:mum|mom|dad|parents|son|daughter))",
+                       re.IGNORECASE)
+_TRAVEL_NEAR = re.compile(r"\b(?:for\s+(?:a|the|two|three|four|five|\d+)\s+(?:days?|nights?|weeks?|weekend)|on\s+(?:holiday|"
+                          r"vacation|a\s+trip|business)|for\s+(?:a\s+)?(?:holiday|vacation|trip|conference|wedding|visit)|"
+                          r"hotel|airbnb)\b", re.IGNORECASE)
+
+
+def _name(s: Sentence, pos: int):
+    piece = take_proper(s.text, pos, s.limit(pos), allow_lower=False)
+    if piece is None or piece.name.split()[0].lower() in STOP_NAMES | REJECT_PLACE:
+        return None
+    return piece
+
+
+def _schoolish(name: str) -> bool:
+    return SCHOOL_WORD.search(name) is not None or re.search(r"\b(?:Institute|School|Academy)\b", name) is not None
+
+
+def _state(s: Sentence, m: re.Match[str], predicate: str, piece, importance: float, verb: str) -> list[Draft]:
+    name = strip_article(piece.name)
+    return [Draft(s.speaker, predicate, name, f"{s.speaker} {verb} {piece.said}", "state", importance, True,
+                  span=match_span(m, piece.end))]
+
+
+def works_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    org = _name(s, m.end())
+    if org is None or not employer_ok(org) or about_someone_else(s, m.start()) or ended_here(s, m, False):
+        return []
+    return _state(s, m, "WORKS_AT", org, WORK, "works at")
+
+
+def time_in_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    org = _name(s, m.end())
+    if org is None or not employer_ok(org) or about_someone_else(s, m.start()):
+        return []
+    if _schoolish(org.name):
+        return _state(s, m, "STUDIES_AT", org, WORK, "studies at")
+    return _state(s, m, "WORKS_AT", org, WORK, "works at")
+
+
+def hired_me(m: re.Match[str], s: Sentence) -> list[Draft]:
+    org = _name(s, m.start("org"))
+    if org is None or org.end > m.end("org") + 1 or not employer_ok(org) or _schoolish(org.name):
+        return []
+    return _state(s, m, "WORKS_AT", org, WORK, "was taken on by")
+
+
+def studies_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    school = _name(s, m.end())
+    if school is None or about_someone_else(s, m.start()) or ended_here(s, m, False):
+        return []
+    return _state(s, m, "STUDIES_AT", school, WORK, "studies at")
+
+
+def transferred(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "transferred from X to Y": X ends (its study or its job, whichever is open) and Y
+    begins, as a school when either name or the sentence says study, a job when it says work."""
+    old = _name(s, m.end())
+    if old is None or about_someone_else(s, m.start()):
+        return []
+    to = re.match(r"\s+to\s+(?:the\s+)?(?=[A-Z])", s.text[old.end:])
+    new = _name(s, old.end + to.end()) if to else None
+    if new is not None and (_schoolish(new.name) or _schoolish(old.name) or _STUDY_HINT.search(s.text)):
+        slots, begins = ("STUDIES_AT",), _state(s, m, "STUDIES_AT", new, WORK, "studies at")
+    elif new is not None and _WORK_HINT.search(s.text) and employer_ok(new):
+        slots, begins = ("WORKS_AT",), _state(s, m, "WORKS_AT", new, WORK, "works at")
+    else:
+        return []  # neither a school nor a job by its words: the changes topic reads a plain swap
+    return [Draft(s.speaker, p, strip_article(old.name), f"{s.speaker} left {old.said}", "end", WORK, True,
+                  span=match_span(m, old.end), closes_only=True) for p in slots] + begins
+
+
+def lives_in(m: re.Match[str], s: Sentence) -> list[Draft]:
+    place = _name(s, m.end())
+    if place is None or about_someone_else(s, m.start()) or _TRAVEL_NEAR.search(s.text, m.start()):
+        return []
+    return _state(s, m, "LIVES_IN", place, HOME, "lives in")
+
+
+_BOUGHT = re.compile(r"\b(?:bought|purchased|closed\s+on)\b", re.IGNORECASE)
+_MOVING = re.compile(r"\b(?:left|moved|moving|relocated|relocating|sold\s+up|upped\s+sticks|settled)\b", re.IGNORECASE)
+
+
+def rents_in(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I rent a studio in X" is a home; "we bought a house in X" only with a move in the
+    sentence ("left NYC and bought a house in Y"): a bought house may be let or a second home."""
+    if _NOT_HOME.search(s.text) or (_BOUGHT.search(m[0]) and not _MOVING.search(s.text)):
+        return []
+    return lives_in(m, s)
+
+
+def with_org(m: re.Match[str], s: Sentence) -> list[Draft]:
+    org = _name(s, m.end())
+    if org is None or not ORG_WORD.search(org.name) or not _NOW_WORD.match(s.text[org.end:]):
+        return []
+    return works_at(m, s)
+
+
+def now_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    org = _name(s, m.end())
+    if org is None or about_someone_else(s, m.start()):
+        return []
+    if _schoolish(org.name) or _STUDY_HINT.search(s.text):
+        return _state(s, m, "STUDIES_AT", org, WORK, "studies at")
+    if _WORK_HINT.search(s.text) and employer_ok(org):
+        return _state(s, m, "WORKS_AT", org, WORK, "works at")
+    return []
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(WORK_DEPT, works_at), Rule(TIME_IN_AT, time_in_at, False), Rule(HIRED_ME, hired_me, False),
+    Rule(STUDENT_AT, studies_at), Rule(QUALIFICATION_AT, studies_at), Rule(ENROLLED_AT, studies_at),
+    Rule(TRANSFERRED, transferred), Rule(SINCE_MOVE, lives_in, False), Rule(NOW_THAT_IN, lives_in, False),
+    Rule(NOW_THAT_AT, now_at, False), Rule(WITH_ME_IN, lives_in, False), Rule(RENT_IN, rents_in),
+    Rule(LIVING_IN, lives_in), Rule(WITH_ORG_NOW, with_org),
+)
+# what a question takes for granted: "Can you plan a weekend for friends staying with me in Halifax?"
+QUESTION_RULES: tuple[Rule, ...] = (Rule(WITH_ME_IN, lives_in, False), Rule(WORK_DEPT, works_at, False),
+                                    Rule(LIVING_IN, lives_in, False),
+                                    Rule(STUDENT_AT, studies_at, False))
