@@ -174,12 +174,18 @@ def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, re
         return []
     pool = ordered[: max(limit * 4, 20)]
     rows = ctx.store.run(user_id, q.facts_by_uuid(pool), read_only=True)
+
+    def keep(r: FactRecord) -> bool:
+        return ((known_at is None or r.created_at <= known_at) and r.scope in scopes
+                and admit(r, plan, now, time_filter=recipe.time_filter))
+
+    if recipe.reranker == Reranker.RRF and plan.mode != "historical":  # the fused order is the packet's
+        by_uuid = {r["uuid"]: r for r in rows}
+        return fact_repository.first_records(ctx.store, user_id, [by_uuid[u] for u in pool if u in by_uuid], keep,
+                                             limit, now=now, known_at=known_at)
     records = {r.uuid: r for r in fact_repository.to_records(ctx.store, user_id, rows, now=now, known_at=known_at,
                                                              access=False)}
-    if known_at is not None:
-        records = {u: r for u, r in records.items() if r.created_at <= known_at}
-    kept = [records[u] for u in pool if u in records and records[u].scope in scopes
-            and admit(records[u], plan, now, time_filter=recipe.time_filter)]
+    kept = [records[u] for u in pool if u in records and keep(records[u])]
     if recipe.reranker == "mmr" and kept:
         vectors = dict(zip([r.uuid for r in kept], ctx.embed([r.fact for r in kept])))
         relevance = {r.uuid: 1.0 / (i + 1) for i, r in enumerate(kept)}
