@@ -5,7 +5,7 @@ this module fetches, decides, writes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -155,11 +155,12 @@ def to_records(
 
 
 def first_records(
-    store: Store, user_id: str, rows: Sequence[dict[str, Any]], keep: Callable[[FactRecord], bool], limit: int,
+    store: Store, user_id: str, rows: Iterable[dict[str, Any]], keep: Callable[[FactRecord], bool], limit: int,
     *, now: datetime, known_at: datetime | None = None,
 ) -> list[FactRecord]:
     """The first `limit` records `keep` accepts, in row order: what
-    ``[r for r in to_records(rows, access=False) if keep(r)][:limit]`` gives.
+    ``[r for r in to_records(rows, access=False) if keep(r)][:limit]`` gives. No
+    row is read after the `limit`-th kept one (`rows` may fetch as it is read).
 
     Why: search fetches 40 candidate facts to fill 10 lines, and turning a row into
     a record (two pydantic models) was its largest Python cost; rows are turned
