@@ -347,13 +347,13 @@ def _packet_chains(ctx, user_id: str, chains: list[FactChain], turn_rank: dict[s
 
 
 def _packet_entities(ctx, user_id: str, named: list[str], facts: list[PacketFact], mode: str, now: datetime,
-                     known_at: datetime | None, scopes: Sequence[str]) -> list[PacketEntity]:
+                     known_at: datetime | None, scopes: Sequence[str], turns: bool = True) -> list[PacketEntity]:
     """The entities the question names, then those the packet's facts cite, best fact first.
     A named entity that no fact or turn of the searched scopes holds is left out: its
     line would come from another scope."""
     if not named and not facts:
         return []
-    rows = ctx.store.run(user_id, q.packet_entities(named, [f.uuid for f in facts], now, scopes), read_only=True)
+    rows = ctx.store.run(user_id, q.packet_entities(named, [f.uuid for f in facts], now, scopes, turns=turns), read_only=True)
     cited_names = {n for f in facts for n in (f.subject, f.object)}
     rows = [r for r in rows if r["facts"] or r["mentioned"] or r["name"] in cited_names]
     by_uuid = {r["uuid"]: r for r in rows}
@@ -476,7 +476,7 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     budget = budget_tokens or TOKENS_PER_RESULT * limit
     packet_facts, episodes, chains, tokens = _fit(packet_facts, episodes, budget, chains)
     entities = _packet_entities(ctx, user_id, list(dict.fromkeys(named + selves)), packet_facts, plan.mode, now,
-                                known_at, scopes)
+                                known_at, scopes, turns=len(idx.episodes) > 0)
     entities, with_entities = _fit_entities(entities, tokens, budget)
     tokens = with_entities if entities else tokens
     cited = list(dict.fromkeys([e.turn_id for e in episodes] + [t_ for f in packet_facts for t_ in f.source_turn_ids]
