@@ -33,6 +33,7 @@ class UserIndexes:
     narrowed: dict = field(default_factory=dict, compare=False, repr=False)  # `retrieval.scoped`'s cache
     turns: TurnTable | None = None  # session and speaker of each turn, in `episodes` order
     derived: dict = field(default_factory=dict, compare=False, repr=False)  # per-version caches (`retrieval.session_dense`)
+    subject_relations: frozenset[tuple[str, str]] = frozenset()  # (subject key, relation) of every fact, any scope
 
 
 class WarmIndexes:
@@ -82,4 +83,5 @@ def build(store: Store, user_id: str, version: int) -> UserIndexes:
         episode_scopes={r["uuid"]: r["scope"] for r in episodes},
         scopes=frozenset(r["scope"] for r in [*facts, *episodes]),
         turns=TurnTable.of(episode_index.doc_ids, episodes),
+        subject_relations=frozenset((r["subject_key"], r["predicate"]) for r in facts),
     )

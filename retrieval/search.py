@@ -17,7 +17,7 @@ the tuning split by `bench/abstention.py` (README: "Abstention").
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -168,18 +168,34 @@ def _session_prior(ctx, user_id: str, idx: UserIndexes, ranked: list[str], vecto
     return session_dense.promote_sessions(ranked, session_of, order, best, cfg.head, cfg.sessions)
 
 
+def _pool_rows(ctx, user_id: str, pool: list[str], first: int) -> Iterator[dict]:
+    """The stored rows of `pool`, in its order, fetched `first` at a time and then
+    the rest, as they are read. Why: at 10k facts nine searches in ten fill their
+    lines from the first 20 of the 40, so the other 20 rows (their parsing, the
+    server's projection) are mostly never needed; the tenth pays a round trip more."""
+    for batch in (pool[:first], pool[first:]):
+        if batch:
+            by_uuid = {r["uuid"]: r for r in ctx.store.run(user_id, q.facts_by_uuid(batch), read_only=True)}
+            yield from (by_uuid[u] for u in batch if u in by_uuid)
+
+
 def _rank_facts(ctx, user_id, ordered: list[str], plan, now, known_at, limit, recipe, distance,
                 scopes: Sequence[str] = ("user",)) -> list[FactRecord]:
     if not ordered:
         return []
     pool = ordered[: max(limit * 4, 20)]
+
+    def keep(r: FactRecord) -> bool:
+        return ((known_at is None or r.created_at <= known_at) and r.scope in scopes
+                and admit(r, plan, now, time_filter=recipe.time_filter))
+
+    if recipe.reranker == Reranker.RRF and plan.mode != "historical":  # the fused order is the packet's
+        return fact_repository.first_records(ctx.store, user_id, _pool_rows(ctx, user_id, pool, limit * 2), keep,
+                                             limit, now=now, known_at=known_at)
     rows = ctx.store.run(user_id, q.facts_by_uuid(pool), read_only=True)
     records = {r.uuid: r for r in fact_repository.to_records(ctx.store, user_id, rows, now=now, known_at=known_at,
                                                              access=False)}
-    if known_at is not None:
-        records = {u: r for u, r in records.items() if r.created_at <= known_at}
-    kept = [records[u] for u in pool if u in records and records[u].scope in scopes
-            and admit(records[u], plan, now, time_filter=recipe.time_filter)]
+    kept = [records[u] for u in pool if u in records and keep(records[u])]
     if recipe.reranker == "mmr" and kept:
         vectors = dict(zip([r.uuid for r in kept], ctx.embed([r.fact for r in kept])))
         relevance = {r.uuid: 1.0 / (i + 1) for i, r in enumerate(kept)}
@@ -295,11 +311,17 @@ def _packet_facts(ctx, user_id: str, records: list[FactRecord], turn_rank: dict[
     ]
 
 
-def _chains(ctx, user_id: str, facts: list[FactRecord], plan: QueryPlan, now: datetime, known_at: datetime | None,
-            recipe: SearchRecipe, scopes: Sequence[str]) -> list[FactChain]:
+def _chains(ctx, user_id: str, idx: UserIndexes, facts: list[FactRecord], plan: QueryPlan, now: datetime,
+            known_at: datetime | None, recipe: SearchRecipe, scopes: Sequence[str]) -> list[FactChain]:
     """The packet facts whose object is itself a key on the same relation, followed
-    to the end (`retrieval.chains`); a fact that leads nowhere is no chain."""
+    to the end (`retrieval.chains`); a fact that leads nowhere is no chain.
+
+    Only pairs some stored fact has (`UserIndexes.subject_relations`, of the
+    search's graph version) are sent: most packet facts lead nowhere, and their
+    lookup was a round trip (~1 ms of the server's time at 10k facts) that found
+    no row."""
     def lookup(pairs):
+        pairs = [p for p in pairs if p in idx.subject_relations]
         if not pairs:
             return []
         rows = ctx.store.run(user_id, q.facts_from_subjects(pairs), read_only=True)
@@ -325,13 +347,13 @@ def _packet_chains(ctx, user_id: str, chains: list[FactChain], turn_rank: dict[s
 
 
 def _packet_entities(ctx, user_id: str, named: list[str], facts: list[PacketFact], mode: str, now: datetime,
-                     known_at: datetime | None, scopes: Sequence[str]) -> list[PacketEntity]:
+                     known_at: datetime | None, scopes: Sequence[str], turns: bool = True) -> list[PacketEntity]:
     """The entities the question names, then those the packet's facts cite, best fact first.
     A named entity that no fact or turn of the searched scopes holds is left out: its
     line would come from another scope."""
     if not named and not facts:
         return []
-    rows = ctx.store.run(user_id, q.packet_entities(named, [f.uuid for f in facts], now, scopes), read_only=True)
+    rows = ctx.store.run(user_id, q.packet_entities(named, [f.uuid for f in facts], now, scopes, turns=turns), read_only=True)
     cited_names = {n for f in facts for n in (f.subject, f.object)}
     rows = [r for r in rows if r["facts"] or r["mentioned"] or r["name"] in cited_names]
     by_uuid = {r["uuid"]: r for r in rows}
@@ -448,13 +470,13 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     turn_rank = {u: i for i, u in enumerate(ranked_turns)}
     why = {r.uuid: reasons(r, [n for n, found in fact_lists.items() if r.uuid in found], plan, distance) for r in facts}
     packet_facts = _packet_facts(ctx, user_id, facts, turn_rank, why)
-    chains = _packet_chains(ctx, user_id, _chains(ctx, user_id, facts, plan, now, known_at, recipe, scopes),
+    chains = _packet_chains(ctx, user_id, _chains(ctx, user_id, idx, facts, plan, now, known_at, recipe, scopes),
                             turn_rank, why)
     episodes = _episodes(ctx, user_id, _in_scopes(ctx, user_id, ranked_turns, scopes)[:limit], known_at, recipe, scopes)
     budget = budget_tokens or TOKENS_PER_RESULT * limit
     packet_facts, episodes, chains, tokens = _fit(packet_facts, episodes, budget, chains)
     entities = _packet_entities(ctx, user_id, list(dict.fromkeys(named + selves)), packet_facts, plan.mode, now,
-                                known_at, scopes)
+                                known_at, scopes, turns=len(idx.episodes) > 0)
     entities, with_entities = _fit_entities(entities, tokens, budget)
     tokens = with_entities if entities else tokens
     cited = list(dict.fromkeys([e.turn_id for e in episodes] + [t_ for f in packet_facts for t_ in f.source_turn_ids]

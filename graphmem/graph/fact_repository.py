@@ -5,7 +5,7 @@ this module fetches, decides, writes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -149,46 +149,81 @@ def to_records(
     saves the round trip), so the counts are then only those an older graph kept on the edge."""
     edges = [(edge_from_row(row), row["subject"], row["object"]) for row in rows]
     accessed = access_stats(store, user_id, [e.uuid for e, _, _ in edges]) if access else {}
-    successors = {e.invalidated_by for e, _, _ in edges if e.invalidated_by}
+    successor_text, turn_ids = _decorations(store, user_id, [e for e, _, _ in edges])
+    return [_record(edge, subject, obj, now=now, known_at=known_at, accessed=accessed,
+                    successor_text=successor_text, turn_ids=turn_ids) for edge, subject, obj in edges]
+
+
+def first_records(
+    store: Store, user_id: str, rows: Iterable[dict[str, Any]], keep: Callable[[FactRecord], bool], limit: int,
+    *, now: datetime, known_at: datetime | None = None,
+) -> list[FactRecord]:
+    """The first `limit` records `keep` accepts, in row order: what
+    ``[r for r in to_records(rows, access=False) if keep(r)][:limit]`` gives. No
+    row is read after the `limit`-th kept one (`rows` may fetch as it is read).
+
+    Why: search fetches 40 candidate facts to fill 10 lines, and turning a row into
+    a record (two pydantic models) was its largest Python cost; rows are turned
+    only until `limit` are kept, and only the kept look up their successors'
+    text and turn ids. `keep` must not read `superseded_by_fact` or
+    `source_turn_ids`, which the records it sees do not have yet.
+    """
+    kept: list[tuple[FactEdge, str, str]] = []
+    for row in rows:
+        if len(kept) >= limit:
+            break
+        edge = edge_from_row(row)
+        if keep(_record(edge, row["subject"], row["object"], now=now, known_at=known_at, accessed={},
+                        successor_text={}, turn_ids={})):
+            kept.append((edge, row["subject"], row["object"]))
+    successor_text, turn_ids = _decorations(store, user_id, [e for e, _, _ in kept])
+    return [_record(edge, subject, obj, now=now, known_at=known_at, accessed={},
+                    successor_text=successor_text, turn_ids=turn_ids) for edge, subject, obj in kept]
+
+
+def _decorations(store: Store, user_id: str, edges: Sequence[FactEdge]) -> tuple[dict[str, str], dict[str, str]]:
+    """(successor uuid -> its fact text, episode uuid -> turn id) for `edges`."""
+    successors = {e.invalidated_by for e in edges if e.invalidated_by}
     successor_text = {
         row["uuid"]: row["fact"] for row in store.run(user_id, q.facts_by_uuid(sorted(successors)), read_only=True)
     } if successors else {}
-    episode_uuids = sorted({uuid for e, _, _ in edges for uuid in e.episodes})
+    episode_uuids = sorted({uuid for e in edges for uuid in e.episodes})
     turn_ids = {
         row["uuid"]: row["name"] for row in store.run(user_id, q.episode_names(episode_uuids), read_only=True)
     } if episode_uuids else {}
-    records = []
-    for edge, subject, obj in edges:
-        end = t.invalid_at_as_known(edge, known_at)
-        count, last = merged_access(edge.access_count, edge.last_accessed_at, accessed.get(edge.uuid))
-        superseded = edge.invalidated_by if end is not None else None
-        records.append(
-            FactRecord(
-                uuid=edge.uuid,
-                subject=subject,
-                predicate=edge.name,
-                object=obj,
-                fact=edge.fact,
-                valid_at=edge.valid_at,
-                invalid_at=end,
-                created_at=edge.created_at,
-                expired_at=edge.expired_at if known_at is None or _at_or_before(edge.expired_at, known_at) else None,
-                status=t.status_of(edge, now, known_at),
-                superseded_by=superseded,
-                superseded_by_fact=successor_text.get(superseded) if superseded else None,
-                episodes=tuple(edge.episodes),
-                source_turn_ids=tuple(turn_ids[u] for u in edge.episodes if u in turn_ids),
-                derived_from=tuple(edge.derived_from),
-                expires_at=edge.expires_at,
-                importance=edge.importance,
-                access_count=count,
-                last_accessed_at=last,
-                archived_at=edge.archived_at,
-                confidence=edge.confidence,
-                scope=edge.scope,
-            )
-        )
-    return records
+    return successor_text, turn_ids
+
+
+def _record(edge: FactEdge, subject: str, obj: str, *, now: datetime, known_at: datetime | None,
+            accessed: dict[str, tuple[int, datetime | None]], successor_text: dict[str, str],
+            turn_ids: dict[str, str]) -> FactRecord:
+    end = t.invalid_at_as_known(edge, known_at)
+    count, last = merged_access(edge.access_count, edge.last_accessed_at, accessed.get(edge.uuid))
+    superseded = edge.invalidated_by if end is not None else None
+    return FactRecord(
+        uuid=edge.uuid,
+        subject=subject,
+        predicate=edge.name,
+        object=obj,
+        fact=edge.fact,
+        valid_at=edge.valid_at,
+        invalid_at=end,
+        created_at=edge.created_at,
+        expired_at=edge.expired_at if known_at is None or _at_or_before(edge.expired_at, known_at) else None,
+        status=t.status_of(edge, now, known_at),
+        superseded_by=superseded,
+        superseded_by_fact=successor_text.get(superseded) if superseded else None,
+        episodes=tuple(edge.episodes),
+        source_turn_ids=tuple(turn_ids[u] for u in edge.episodes if u in turn_ids),
+        derived_from=tuple(edge.derived_from),
+        expires_at=edge.expires_at,
+        importance=edge.importance,
+        access_count=count,
+        last_accessed_at=last,
+        archived_at=edge.archived_at,
+        confidence=edge.confidence,
+        scope=edge.scope,
+    )
 
 
 def facts_at(

@@ -112,3 +112,15 @@ def test_facts_that_lead_nowhere_make_no_chain(memory):
     packet = memory.search("alice", "Where do I live?", now="2024-09-01")
     assert packet.facts and packet.chains == ()
     assert "CHAINS" not in packet.to_prompt()
+
+
+def test_a_step_written_after_a_search_is_followed_by_the_next(memory):
+    """Search sends only the (key, relation) lookups some fact has, from a set kept
+    per graph version: a step written after a search must not be missed."""
+    _pairs(memory, "kv", [("alpha", "bravo")])
+    before = memory.search("kv", "What does key alpha finally map to?")
+    assert not any(c.steps[0].subject == "alpha" for c in before.chains)
+    _pairs(memory, "kv", [("bravo", "charlie")])
+    packet = memory.search("kv", "What does key alpha finally map to?")
+    chain = next(c for c in packet.chains if c.steps[0].subject == "alpha")
+    assert [s.object for s in chain.steps] == ["bravo", "charlie"] and chain.verified_terminal

@@ -182,11 +182,12 @@ def nearest_facts(vector: Sequence[float], k: int) -> Query:
 def fact_docs() -> Query:
     """Each fact's text plus its relation's words ("has pet", "works at"): a question
     may name the relation rather than repeat the sentence ("What pets do I have?"),
-    and its scope (a search of some scopes indexes only theirs)."""
+    and its scope (a search of some scopes indexes only theirs); its subject's key
+    and relation, the pair `facts_from_subjects` looks up."""
     return Query(
-        "MATCH (:Entity)-[r:RELATES_TO]->(:Entity) "
+        "MATCH (s:Entity)-[r:RELATES_TO]->(:Entity) "
         "RETURN r.uuid AS uuid, r.fact + ' ' + replace(toLower(r.name), '_', ' ') AS text, "
-        "coalesce(r.scope, 'user') AS scope",
+        "coalesce(r.scope, 'user') AS scope, s.normalized_name AS subject_key, r.name AS predicate",
         {},
     )
 
