@@ -4,7 +4,9 @@ Candidates come from three places (ARCHITECTURE §6): BM25 over facts and turns,
 MiniLM similarity over facts and turns (FalkorDB vector indexes), and the graph
 (facts around the entities the question names; turns that mention them; the
 turns next to the best hits). Lists are fused by weighted RRF (turn lists in a
-memory of named speakers by the fitted scorer of `retrieval.learned_fusion`),
+memory of named speakers by the fitted scorer of `retrieval.learned_fusion`; in a
+user-assistant memory with the question-parts list and the user's own turns
+first, `retrieval.query_parts`),
 facts are then kept or dropped by the question's time mode, and the packet cites
 its turns.
 
