@@ -108,6 +108,15 @@ class SearchRecipe(BaseModel):
     chat_neighbours: Literal["all", "user", "none"] = Field(
         "all", description="the neighbour list in user-assistant memories (any turn spoken by `user`): all of it, "
                            "only the user's own turns, or none; named-speaker memories keep all; README, sixth round")
+    query_parts: float = Field(
+        1.0, ge=0.0, description="RRF weight of the question-parts list (`retrieval.query_parts`: BM25 per part of a "
+                                 "question naming several things, interleaved); 0 is off; weighted-RRF fusion only; "
+                                 "README, seventh round")
+    other_turns: float = Field(
+        0.7, gt=0.0, le=1.0, description="in a user-assistant memory, the fused RRF score of a turn the user did not "
+                                         "speak is multiplied by this (`retrieval.query_parts.own_turns_first`); 1 is "
+                                         "off; weighted-RRF fusion only; chosen on the LME tuning half (README, "
+                                         "seventh round)")
     session_prior: SessionPriorConfig | None = Field(
         None, description="sessions ranked by the centroid of their stored turn vectors reorder the fused turns "
                           "(`retrieval.session_dense`); None is off; opt-in (README, sixth round)")
@@ -118,6 +127,8 @@ HYBRID_MMR = SearchRecipe(name="hybrid_mmr", reranker=Reranker.MMR)
 BM25_ONLY = SearchRecipe(
     name="bm25_only",
     time_prior=0.0,
+    query_parts=0.0,
+    other_turns=1.0,
     fusion=Fusion.RRF,
     feedback=None,
     fact_weights={FactList.BM25: 1.0},
@@ -126,6 +137,8 @@ BM25_ONLY = SearchRecipe(
 VECTOR_ONLY = SearchRecipe(
     name="vector_only",
     time_prior=0.0,
+    query_parts=0.0,
+    other_turns=1.0,
     fusion=Fusion.RRF,
     feedback=None,
     fact_weights={FactList.VECTOR: 1.0},
@@ -194,10 +207,18 @@ HYBRID_NO_CHAT_NEIGHBOURS = SearchRecipe(name="hybrid_no_chat_neighbours", chat_
 # R@10 -0.003, so not kept.
 HYBRID_USER_NEIGHBOURS = SearchRecipe(name="hybrid_user_neighbours", chat_neighbours="user")
 
+# Issue 12's seventh round (`retrieval.query_parts`, README "Retrieval ablation"): the
+# question-parts list and the user's own turns first, both in the default recipe; these
+# two name the default without one of them (the ablations `graphmem:no_parts`,
+# `graphmem:no_own_first` of the round's runs).
+HYBRID_NO_PARTS = SearchRecipe(name="hybrid_no_parts", query_parts=0.0)
+HYBRID_NO_OWN_FIRST = SearchRecipe(name="hybrid_no_own_first", other_turns=1.0)
+
 RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY, HYBRID_DECAY, HYBRID_SPEAKER,
                                HYBRID_FACT_TURNS, HYBRID_SESSION_CAP, HYBRID_PRF, HYBRID_LEARNED,
                                HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SESSION_LIST,
-                               HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_USER_NEIGHBOURS)}
+                               HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_USER_NEIGHBOURS, HYBRID_NO_PARTS,
+                               HYBRID_NO_OWN_FIRST)}
 DEFAULT_RECIPE = HYBRID_RRF
 
 

@@ -4,7 +4,9 @@ Candidates come from three places (ARCHITECTURE §6): BM25 over facts and turns,
 MiniLM similarity over facts and turns (FalkorDB vector indexes), and the graph
 (facts around the entities the question names; turns that mention them; the
 turns next to the best hits). Lists are fused by weighted RRF (turn lists in a
-memory of named speakers by the fitted scorer of `retrieval.learned_fusion`),
+memory of named speakers by the fitted scorer of `retrieval.learned_fusion`; in a
+user-assistant memory with the question-parts list and the user's own turns
+first, `retrieval.query_parts`),
 facts are then kept or dropped by the question's time mode, and the packet cites
 its turns.
 
@@ -46,6 +48,7 @@ from graphmem.retrieval.tokenize import tokenize
 from graphmem.retrieval.session_cap import cap_sessions
 from graphmem.retrieval import session_dense
 from graphmem.retrieval.time_prior import time_list
+from graphmem.retrieval import query_parts
 from graphmem.retrieval.turn_views import view_lists
 from graphmem.schema import time as t
 from graphmem.schema.records import FactRecord
@@ -107,6 +110,19 @@ def _fuse[L: (FactList, TurnList)](lists: dict[L, list[str]], weights: dict[L, f
     names = [name for name in lists if lists[name]]
     rankings = [lists[n] for n in names] + [ranking for ranking, _ in extra if ranking]
     return [s.doc_id for s in rrf(rankings, k=k, weights=[weights[n] for n in names] + [w for r, w in extra if r])]
+
+
+def _fuse_turns(idx: UserIndexes, plan: QueryPlan, lists: dict[TurnList, list[str]], recipe: SearchRecipe,
+                extra: list[tuple[list[str], float]], bm25_scores: np.ndarray | None) -> list[str]:
+    """The turn lists by weighted RRF, with the question-parts list, then the user's own turns
+    first in a user-assistant memory (`retrieval.query_parts`; each off at its recipe's neutral value)."""
+    if recipe.query_parts and idx.turns is not None and bm25_scores is not None:
+        extra = [*extra, (query_parts.parts_list(idx.turns, idx.episodes, plan.text, recipe.candidates),
+                          recipe.query_parts)]
+    names = [name for name in lists if lists[name]]
+    rankings = [lists[n] for n in names] + [ranking for ranking, _ in extra if ranking]
+    weights = [recipe.turn_weights[n] for n in names] + [w for r, w in extra if r]
+    return query_parts.own_turns_first(rrf(rankings, k=recipe.rrf_k, weights=weights), idx.turns, recipe.other_turns)
 
 
 def _learned_turns(idx: UserIndexes, plan: QueryPlan, lists: dict[TurnList, list[str]], time_turns: list[str],
@@ -457,7 +473,7 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     if recipe.fusion == Fusion.LEARNED and idx.turns is not None and learned_fusion.applies(idx.turns.own_turns):
         fused_turns = _learned_turns(idx, plan, turn_lists, extra[0][0] if extra else [], recipe, turn_scores)
     else:
-        fused_turns = _fuse(turn_lists, recipe.turn_weights, recipe.rrf_k, extra)
+        fused_turns = _fuse_turns(idx, plan, turn_lists, recipe, extra, turn_scores)
     ranked_turns = _reorder_turns(idx, fused_turns, facts, recipe, limit)
     ranked_turns = _session_prior(ctx, user_id, idx, ranked_turns, vector, recipe)
     best = max(best_fact, best_turn)
