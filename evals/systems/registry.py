@@ -33,6 +33,10 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
 - ``no_chat_neighbours`` / ``user_neighbours``: in user-assistant memories only, no
   neighbour list / only the user's own turns in it (``hybrid_no_chat_neighbours``,
   ``hybrid_user_neighbours``; opt-in, issue 12's sixth round);
+- ``no_parts`` / ``no_own_first``: in user-assistant memories, no list of the
+  question's parts ranked apart (`retrieval.query_parts`) / the assistant's turns not
+  weighed down (``hybrid_no_parts``, ``hybrid_no_own_first``; both in the default since
+  issue 12's seventh round);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -50,7 +54,7 @@ from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import (
     DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_LEARNED, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP,
-    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
+    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
 )
 
 
@@ -86,6 +90,8 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "session_list": HYBRID_SESSION_LIST,
     "no_chat_neighbours": HYBRID_NO_CHAT_NEIGHBOURS,
     "user_neighbours": HYBRID_USER_NEIGHBOURS,
+    "no_parts": HYBRID_NO_PARTS,
+    "no_own_first": HYBRID_NO_OWN_FIRST,
 }
 
 

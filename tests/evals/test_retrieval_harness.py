@@ -139,6 +139,8 @@ def test_unknown_system_names_list_the_valid_ones(tmp_path):
     assert "self_vector" not in ABLATIONS["no_vectors"].turn_weights
     assert "vector" not in ABLATIONS["no_vectors"].fact_weights
     assert ABLATIONS["no_time"].time_filter is False and ABLATIONS["mmr"].reranker == "mmr"
+    assert DEFAULT_RECIPE.query_parts > 0 and ABLATIONS["no_parts"].query_parts == 0
+    assert DEFAULT_RECIPE.other_turns < 1 and ABLATIONS["no_own_first"].other_turns == 1
 
 
 def test_full_context_cuts_from_the_oldest_end(small_locomo):
