@@ -39,6 +39,7 @@ def endings(text: str) -> set[tuple[str, str]]:
     ("We've just bought a terraced house in Halifax and the boiler is ancient.", ("LIVES_IN", "Halifax")),
     ("Orientation week at McMaster University was exhausting, but I made friends.", ("STUDIES_AT", "McMaster University")),
     ("I've had my Fender Telecaster since college and the frets are worn.", ("OWNS", "Fender Telecaster")),
+    ("Last winter we took in a scruffy stray we named Biscotti.", ("HAS_PET", "Biscotti")),
 ])
 def test_a_general_construction_is_read(text, fact):
     assert fact in states(text)
@@ -60,6 +61,8 @@ def test_a_general_construction_is_read(text, fact):
     ("We bought a cottage in Wales to let out.", "LIVES_IN"),
     ("My cousin's orientation week at McMaster University was fun.", "STUDIES_AT"),
     ("I had my Vespa serviced last week.", "OWNS"),  # "had" alone is past or causative
+    ("I got a rescue named after my grandpa.", "HAS_PET"),  # no name follows
+    ("We joined a rescue called Paws Together.", "HAS_PET"),  # no adopting verb
 ])
 def test_a_look_alike_is_left_alone(text, predicate):
     assert not any(p == predicate for p, _ in states(text))
