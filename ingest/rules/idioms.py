@@ -124,7 +124,7 @@ HOME_BEGINS = (
     rf"(?:(?:a|an|the|our|my|this|that)\s+(?:[a-z-]+\s+){{0,3}}?(?:place|flat|apartment|house|cottage|condo|room|"
     rf"studio|loft|bungalow|townhouse|home)\s+)?(?:(?:just\s+)?(?:outside|near|in)\s+)(?=[A-Z])"
     rf"|{_I}(?:been\s+)?(?:now\s+)?(?:living\s+)?in{_PLACE_AFTER}(?=[^,.;!?]{{0,40}}?\b(?:since\b|for\s+(?:\w+\s+)?"
-    rf"(?:years?|months?|a\s+year|ages|a\s+while|decades?)\b|now\b|these\s+days\b))"
+    rf"(?:years?|months?|a\s+year|ages|a\s+while|decades?)\b|(?<!right\s)now\b|these\s+days\b))"
     rf"|{_I}(?:landed|ended\s+up|wound\s+up|set\s+up\s+home|put\s+down\s+roots)\s+"
     rf"in{_PLACE_AFTER}"
     rf"|\b(?:we're|we\s+are|I'm|I\s+am)\s+(?:now\s+)?(?:proper\s+|official\s+|officially\s+)?(?:residents|locals|a\s+resident|"
@@ -202,6 +202,10 @@ _SINGLE = (r"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:now\s+|officially
            r"happily\s+|suddenly\s+)*(?:single|a\s+single\s+(?:man|woman|guy|girl|gal|person|dad|mum|mom|parent))"
            r"(?:\s+(?:again|now|for\s+the\s+first\s+time|these\s+days))?\b|\bback\s+on\s+the\s+(?:dating\s+)?apps\b"
            r"|\bback\s+on\s+the\s+market\b")
+# "since the divorce came through", "our divorce was finalised in May": the marriage is over, whoever it was with
+_DIVORCE_DONE = (r"\b(?:the|my|our)\s+(?:messy\s+|long\s+)?divorce\s+(?:finally\s+|officially\s+|just\s+)?"
+                 r"(?:came\s+through|went\s+through|(?:was|is|got|has\s+been)\s+(?:finali[sz]ed|final|through|done|official|"
+                 r"granted|settled))\b")
 PARTNER_BEGINS = (
     rf"{_I}(?:been\s+|started\s+|begun\s+|now\s+)*(?:seeing|dating|going\s+out\s+with|with|together\s+with)\s+"
     rf"(?:(?:someone|somebody)(?:\s+new)?|a\s+(?:(?:really\s+|very\s+)?(?:lovely|great|nice|sweet|new|wonderful|kind|cute|"
@@ -230,6 +234,8 @@ a better home|a new family|new owners|a farm|to a farm|over the rainbow bridge|a
 PET_ENDS_SUBJECT = _alt("""
 crossed the rainbow bridge|went over the rainbow bridge|crossed over|went to live with|went to live on|
 went to a new home|went to a farm|ran away|ran off|flew off|flew away|got out and never came back|escaped|
+flew out the window|flew out an open window|flew out of the window|flew out of an open window|flew out the door|
+flew out of the door|slipped out the door|got out the door and never came back|
 went missing|disappeared|didn't make it|did not make it|passed|passed on|passed away|died|was put down|
 got put down|was put to sleep|was euthanised|was euthanized|was rehomed|got rehomed|was re-homed|is no longer with us|
 isn't with us anymore|is not with us anymore|got hit by a car|was hit by a car|was taken by a fox|lives with
@@ -459,6 +465,17 @@ def single(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [_ending(s, m, "PARTNER_OF", "partner", FAMILY, f"{s.speaker} is single", any_value=True)]
 
 
+def divorce_done(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Since the divorce came through in January": the speaker's marriage ends, only when the sentence is
+    theirs (a first person in it, nobody else's before the phrase: "my parents' divorce" is not)."""
+    if about_someone_else(s, m.start()) or not _FIRST_PERSON_WORD.search(s.text):
+        return []
+    return single(m, s)
+
+
+_FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|my|me|we|our|us)\b")
+
+
 def partner_begins(m: re.Match[str], s: Sentence) -> list[Draft]:
     name = _named(m, s)
     if name is None:
@@ -685,13 +702,14 @@ _TABLE: tuple[Rule, ...] = (
             PARTNER_ENDS_I),
          partner_ends),
     Rule(_r(_SINGLE, ("single", "apps", "market")), single, False),
+    Rule(_r(_DIVORCE_DONE, ("divorce",)), divorce_done, False),
     Rule(_r(_DIVORCE_FROM, ("divorce",)), partner_ends, False),
     Rule(_r(_EX_NAMED, (" ex",)), partner_ends, False),
     Rule(_r(PARTNER_BEGINS, ("seeing", "dating", "going out", "with", "met", "fell", "together", " and i ")), partner_begins),
     Rule(_r(rf"\b{PET_ENDS_BEFORE}\s+(?:(?:poor|old|sweet|little|our|my|dear)\s+)*{_PARTNER_NAME}\s+{_PET_GONE_AFTER}\b",
             _PET_GONE_AFTER),
          pet_ends, False),
-    Rule(_r(rf"(?:^|[,;:]\s+|\b(?:we|I)\s+(?:re)?homed\s+|\b(?:and|so|but|then)\s+){_PARTNER_NAME}\s+"
+    Rule(_r(rf"(?:^|[,;:]\s+|\b(?:we|I)\s+(?:re)?homed\s+|\b(?:and|so|but|then|after|since|when|once)\s+){_PARTNER_NAME}\s+"
             rf"(?:(?:sadly|finally|eventually|just|recently|unfortunately|has|had|was|got)\s+)*{PET_ENDS_SUBJECT}\b",
             PET_ENDS_SUBJECT),
          pet_ends, False),
@@ -701,7 +719,8 @@ _TABLE: tuple[Rule, ...] = (
             ("gave", "handed", "passed")), pet_ends, False),
     Rule(_r(rf"\b{THING_ENDS_BEFORE}\s+{_THING}(?=\s*(?:[,.;:!?]|$|\s+(?:to|for|in|on|at|last|this|and|but|because|after|"
             r"when|since|—|-|a|an|the|my)\b))", THING_ENDS_BEFORE), thing_ends),
-    Rule(_r(rf"\bgave\s+{_THING}\s+(?:away|to)\b", ("gave",)), thing_ends),
+    Rule(_r(rf"\b(?:gave|handed|passed)\s+{_THING}\s+(?:away|(?:on|down|over)\s+to|to)\b", ("gave", "handed", "passed")),
+         thing_ends),
     Rule(_r(rf"(?:^|[,;:]\s+|\b(?:and|so|but|then)\s+){_THING}\s+(?:(?:finally|eventually|sadly|just|has|had)\s+)*{THING_GONE_AFTER}\b",
             THING_GONE_AFTER),
          thing_ends, False),

@@ -98,6 +98,33 @@ _STUDY_HINT = re.compile(r"\b(?:grad\s+school|graduate\s+school|uni|university|c
 _WORK_HINT = re.compile(r"\b(?:job|shifts?|boss|manager|colleagues?|coworkers?|office|team|role|position|salary|pay|"
                         r"clients?|customers?|branch|department|contract|promotion|commute|hours|working)\b",
                         re.IGNORECASE)
+# "First week at Monzo done!", "survived my first shift at Crumbs Bakery": a start, at work or at school
+FIRST_AT = rule(r"(?:^|\b(?:survived|finished|completed|done\s+with|got\s+through|made\s+it\s+through)\s+)(?:my\s+)?"
+                r"(?:very\s+)?first\s+(?:day|week|fortnight|month|shift|semester|term)\s+at\s+" + _ORG, ("first",))
+_FIRST_DONE = re.compile(r"\s*(?:is\s+|was\s+)?(?:done|over|complete|completed|survived|down|in\s+the\s+books|finished)\b",
+                         re.IGNORECASE)
+_NOT_A_START = re.compile(r"\b(?:conference|summit|festival|expo|convention|camp|retreat|resort|hotel|holiday|vacation|trip|"
+                          r"visit|visiting|tour|cruise|park|fair|con)\b", re.IGNORECASE)
+# "started roasting for Blue Bottle Coffee", "I've been driving for Uber": a trade done for an organisation is a job
+_TRADES = _alt("""
+roasting|baking|cooking|cheffing|bartending|waitressing|waiting tables|serving|cleaning|nursing|caring|teaching|
+tutoring|lecturing|coaching|writing|reporting|editing|subediting|copywriting|translating|illustrating|designing|
+animating|photographing|filming|producing|presenting|broadcasting|coding|programming|developing|engineering|
+testing|recruiting|selling|managing|accounting|bookkeeping|auditing|driving|delivering|couriering|modelling|modeling|
+stocking|picking|packing|building|plumbing|landscaping|gardening|dispatching|interning
+""")
+# a person is cooked or written for too ("cooking for Sarah"): a one-word name only after a trade one never does for a person
+_TRADES_FOR_FIRMS_ONLY = frozenset(("roasting bartending waitressing cheffing reporting subediting copywriting coding "
+                                    "programming developing engineering testing recruiting auditing driving delivering "
+                                    "couriering modelling modeling stocking picking packing dispatching interning").split())
+TRADE_FOR = rule(r"\b(?:I|we)(?:'ve|'m|\s+have|\s+am)?\s+(?:(?:just|now|recently|since|also|been|started|begun|began|"
+                 rf"currently|officially)\s+)+(?P<trade>{_TRADES})\s+for\s+" + _ORG,
+                 ("roasting", "baking", "cooking", "chef", "bartend", "waitress", "waiting", "serving", "cleaning",
+                  "nursing", "caring", "teach", "tutor", "lectur", "coach", "writing", "report", "edit", "translat",
+                  "illustrat", "design", "animat", "photograph", "filming", "produc", "present", "broadcast", "cod",
+                  "programm", "develop", "engineer", "testing", "recruit", "selling", "managing", "account",
+                  "bookkeep", "audit", "driving", "deliver", "courier", "modelling", "modeling", "stocking",
+                  "picking", "packing", "building", "plumbing", "landscap", "garden", "dispatch", "intern"))
 # "since the move to Bristol", "after moving to Leeds"
 SINCE_MOVE = rule(r"\b(?:since|after|ever\s+since)\s+(?:(?:the|our|my)\s+(?:big\s+)?(?:move|relocation)|moving|relocating|"
                   r"we\s+moved|I\s+moved)\s+(?:(?:up|down|over|out|back|across)\s+)?to\s+" + _ORG, ("since", "after"))
@@ -105,6 +132,17 @@ SINCE_MOVE = rule(r"\b(?:since|after|ever\s+since)\s+(?:(?:the|our|my)\s+(?:big\
 NOW_THAT_IN = rule(r"\bnow\s+(?:that\s+)?(?:I'm|I\s+am|we're|we\s+are)\s+(?:(?:living|based|settled|back)\s+)?in\s+"
                    + _ORG, ("now",))
 NOW_THAT_AT = rule(r"\bnow\s+(?:that\s+)?(?:I'm|I\s+am)\s+(?:(?:studying|working|based)\s+)?at\s+" + _ORG, ("now",))
+# "I'm in Leeds and it's been raining for weeks", "We're in the Bay Area": where the speaker is, said first
+I_AM_IN = rule(r"^(?:(?:so|well|ok|okay|hi|hey|hello|honestly)[,!]?\s+)?(?:I'm|I\s+am|we're|we\s+are)\s+"
+               r"(?:(?:currently|now|still|based|living|settled)\s+)*in\s+" + _ORG, ("i'm in", "i am", "we're", "we are"))
+# a stay, an errand or a membership, not a home: "I'm in Rome for the week", "I'm in Tesco right now", "I'm in Year 10"
+_STAY = re.compile(r"[^,.;!?]{0,30}?\b(?:for\s+(?:a|the|two|three|four|five|six|\d+|a\s+few|a\s+couple\s+of)\s+"
+                   r"(?:days?|nights?|weeks?|weekend|fortnight|months?)|for\s+(?:work|business|a\s+bit|now)|this\s+(?:week|"
+                   r"weekend|month)|today|tonight|right\s+now|at\s+the\s+moment|until|till|visiting|on\s+(?:holiday|vacation|"
+                   r"a\s+trip|business))\b", re.IGNORECASE)
+_NOT_A_PLACE = re.compile(rf"^(?:the\s+)?(?:(?:{DEPARTMENTS})\b|(?:Year|Grade|Class|Room|Group|Team|Club|Band|Love|Charge|"
+                          r"Store|Shop|Hospital|Bed|Office|Court|Church)\b)",
+                          re.IGNORECASE)
 # "come and stay with me in Halifax", "friends are visiting us here in Leeds"
 WITH_ME_IN = rule(r"\b(?:stay|staying|stop|stopping|come|coming|crash|crashing|visit|visiting|see|seeing)\s+(?:and\s+"
                   r"(?:stay|see)\s+)?(?:with\s+)?(?:me|us)\s+(?:here\s+|out\s+here\s+|up\s+here\s+|down\s+here\s+)?in\s+"
@@ -124,7 +162,8 @@ RENT_IN = rule(rf"\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|now|recently|s
                rf"{_DWELLING}\s+(?:just\s+)?(?:in|near|outside|on\s+the\s+edge\s+of)\s+" + _ORG,
                ("rent", "share", "sublet", "bought", "purchased", "closed on", "moved into"))
 _NOT_HOME = re.compile(r"\b(?:holiday|vacation|second|investment|buy-to-let|rental\s+property|airbnb|for\s+(?:the|a|two|"
-                       r"three|\d+)\s+(?:week|weekend|night|days?|month)|for\s+my\s+(?:mum|mom|dad|parents|son|daughter))",
+                       r"three|\d+)\s+(?:week|weekend|night|days?|month)|for\s+my\s+(?:mum|mom|dad|parents|son|daughter)|to\s+(?:rent|let)\s+out|"
+                       r"tenants?|flip|fixer-upper\s+to\s+sell|as\s+an\s+investment)",
                        re.IGNORECASE)
 _TRAVEL_NEAR = re.compile(r"\b(?:for\s+(?:a|the|two|three|four|five|\d+)\s+(?:days?|nights?|weeks?|weekend)|on\s+(?:holiday|"
                           r"vacation|a\s+trip|business)|for\s+(?:a\s+)?(?:holiday|vacation|trip|conference|wedding|visit)|"
@@ -196,6 +235,30 @@ def transferred(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, old.end), closes_only=True) for p in slots] + begins
 
 
+def first_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """A first day or week somewhere is a start there when it is over ("First week at X done!") or survived:
+    a school by its name or the turn's study words, else an employer; never an event or a trip."""
+    org = _name(s, m.end())
+    if org is None or about_someone_else(s, m.start()) or _NOT_A_START.search(s.text):
+        return []
+    if not m[0].lower().startswith(("survived", "finished", "completed", "done", "got", "made")) and not _FIRST_DONE.match(
+            s.text, org.end):
+        return []
+    if _schoolish(org.name) or _STUDY_HINT.search(s.text):
+        return _state(s, m, "STUDIES_AT", org, WORK, "studies at")
+    return works_at(m, s)
+
+
+def trade_for(m: re.Match[str], s: Sentence) -> list[Draft]:
+    org = _name(s, m.end())
+    if org is None or _schoolish(org.name) or "'" in org.name:
+        return []
+    one_word = len(strip_article(org.name).split()) == 1 and not ORG_WORD.search(org.name)
+    if one_word and m["trade"].lower() not in _TRADES_FOR_FIRMS_ONLY:
+        return []
+    return works_at(m, s)
+
+
 def lives_in(m: re.Match[str], s: Sentence) -> list[Draft]:
     place = _name(s, m.end())
     if place is None or about_someone_else(s, m.start()) or _TRAVEL_NEAR.search(s.text, m.start()):
@@ -207,10 +270,25 @@ _BOUGHT = re.compile(r"\b(?:bought|purchased|closed\s+on)\b", re.IGNORECASE)
 _MOVING = re.compile(r"\b(?:left|moved|moving|relocated|relocating|sold\s+up|upped\s+sticks|settled)\b", re.IGNORECASE)
 
 
+def i_am_in(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I'm in Leeds and ..." opening a sentence is a home unless the turn says trip, stay or errand
+    ("while I'm in Munich" never matches: the phrase must open the sentence)."""
+    place = _name(s, m.end())
+    if place is None or _NOT_A_PLACE.match(place.name) or _STAY.match(s.text, place.end) or _TRAVEL_WORD.search(s.text):
+        return []
+    return lives_in(m, s)
+
+
+_TRAVEL_WORD = re.compile(r"\b(?:trip|travel\w*|holiday|vacation|visit\w*|hotel|hostel|airbnb|conference|layover|"
+                          r"sightseeing|tourist|itinerary|flight|flew|landed|honeymoon|backpacking)\b", re.IGNORECASE)
+
+
 def rents_in(m: re.Match[str], s: Sentence) -> list[Draft]:
-    """ "I rent a studio in X" is a home; "we bought a house in X" only with a move in the
-    sentence ("left NYC and bought a house in Y"): a bought house may be let or a second home."""
-    if _NOT_HOME.search(s.text) or (_BOUGHT.search(m[0]) and not _MOVING.search(s.text)):
+    """ "I rent a studio in X" is a home; a bought one only when a household buys it ("we just closed on a
+    bungalow in X") or with a move in the sentence ("left NYC and bought a house in Y"): one person's purchase
+    may be let or a second home, a couple's rarely is."""
+    bought = _BOUGHT.search(m[0])
+    if _NOT_HOME.search(s.text) or (bought and not _MOVING.search(s.text) and not m[0].lower().startswith("we")):
         return []
     return lives_in(m, s)
 
@@ -238,7 +316,9 @@ RULES: tuple[Rule, ...] = (
     Rule(STUDENT_AT, studies_at), Rule(QUALIFICATION_AT, studies_at), Rule(ENROLLED_AT, studies_at),
     Rule(TRANSFERRED, transferred), Rule(SINCE_MOVE, lives_in, False), Rule(NOW_THAT_IN, lives_in, False),
     Rule(NOW_THAT_AT, now_at, False), Rule(WITH_ME_IN, lives_in, False), Rule(RENT_IN, rents_in),
-    Rule(LIVING_IN, lives_in), Rule(WITH_ORG_NOW, with_org),
+    Rule(LIVING_IN, lives_in), Rule(WITH_ORG_NOW, with_org), Rule(FIRST_AT, first_at, False),
+    Rule(I_AM_IN, i_am_in),
+    Rule(TRADE_FOR, trade_for),
 )
 # what a question takes for granted: "Can you plan a weekend for friends staying with me in Halifax?"
 QUESTION_RULES: tuple[Rule, ...] = (Rule(WITH_ME_IN, lives_in, False), Rule(WORK_DEPT, works_at, False),

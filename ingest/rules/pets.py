@@ -56,6 +56,14 @@ PET_HAVE = subject_rule(
          rf"named|'ve\s+named|have\s+named))|,)\s+(?P<pname>{NAME})\b)?",
     keywords=tuple(PETS),
 )
+# "we took in a stray we call Pumpkin", "adopted a rescue named Bramble": no species said, but a name makes it a pet
+PET_NO_SPECIES = subject_rule(
+    "adopted", "HAVE adopted", "rescued", "HAVE rescued", "took in", "HAVE taken in", "brought home", "HAVE brought home",
+    "got", "HAVE got", "welcomed", "HAVE welcomed", "BE fostering", "fostered",
+    tail=rf"\s+(?P<pre>(?:a|an|another)\s+(?:(?:little|sweet|tiny|scruffy|old|young|skinny|shy)\s+)?)(?P<species>stray|rescue)"
+         rf",?\s+(?:(?:that|whom|who)\s+)?(?:named|called|(?:we|I)\s+(?:call|called|named|'ve\s+named|have\s+named))\s+"
+         rf"(?P<pname>{NAME})\b",
+    keywords=("stray", "rescue"))
 _MY_PET = rf"\b(?P<poss>my|our)\s+{_PET_PRE}(?P<species>{PET_WORDS})"
 _THE_PET = rf"\s+(?:my|our|the|his|her|their)\s+{_PET_PRE}(?P<species>{PET_WORDS})"
 _PET_NAME = rf"(?P<pname>{NAME})\b"
@@ -146,6 +154,12 @@ def pet_have(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [Draft(subj, "HAS_PET", species, f"{subj} has {said}", "state", PET, span=match_span(m, m.end()))]
 
 
+def pet_no_species(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """A named stray or rescue is a pet of no known species (slot ``PET:pet``)."""
+    subj = subject_of(m, s)
+    return [_pet(subj, "pet", m["pname"], f"{subj} has a pet named {m['pname']}", m)]
+
+
 def pet_named(m: re.Match[str], s: Sentence) -> list[Draft]:
     if not _pet_ok(m, s, need_determiner=False):
         return []
@@ -221,7 +235,7 @@ def last_unnamed(drafts: list[Draft], species: str | None) -> str | None:
 RULES: tuple[Rule, ...] = (
     *(Rule(pattern, pet_renamed) for pattern in PET_RENAMES),
     Rule(PET_GONE, pet_gone, False), Rule(PET_LOST, pet_gone), Rule(PET_GIVEN_AWAY, pet_gone),
-    Rule(PET_MY, pet_named, False), Rule(PET_IS, pet_named, False), Rule(PET_HAVE, pet_have),
+    Rule(PET_MY, pet_named, False), Rule(PET_IS, pet_named, False), Rule(PET_HAVE, pet_have), Rule(PET_NO_SPECIES, pet_no_species),
     Rule(NAME_GONE, name_gone, False), Rule(NAME_LOST, name_lost, False),
 )
 # noun phrases hold in a question too: "is my cat Juniper ill?"

@@ -40,8 +40,10 @@ FAVORITE_ENDED = rule(
 # of music"; "Rugby has replaced cricket as my favourite sport" ends the old one too
 FAVORITE_FIRST = rule(
     r"(?:^|[,;:]\s+|\s[-\u2013\u2014]+\s+|\bbut\s+|\b(?:these\s+days|nowadays|now|lately),?\s+)(?P<thing>(?!(?:it|this|that|what|which|who|"
-    r"there|he|she|they|mine)\b)[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are|has\s+become|have\s+become|'s\s+become|became)\s+"
-    r"(?:now\s+|still\s+|definitely\s+|officially\s+|easily\s+)?"
+    r"there|he|she|they|mine)\b)[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are|has\s+become|have\s+become|'s\s+become|became|"
+    r"has\s+been|have\s+been|'s\s+been)\s+"
+    r"(?:(?:now|still|definitely|officially|easily|hands\s+down|by\s+far|without\s+a\s+doubt|without\s+question|"
+    r"undoubtedly|absolutely|genuinely|honestly|really|always|long|currently)\s+)*"
     r"(?P<my>my|our)\s+(?:(?:new|all-time|absolute|undisputed|current)\s+)*(?:favou?rite|fave|top|number\s+one|go-to)\s+"
     r"(?P<cat>(?:(?:kind|type|sort|genre)\s+of\s+)?[\w-]+)\b(?!\s+(?:is|was|of(?!\s+all\s+time)|in|for|to)\b)",
     ("favorite", "favourite", "fave", "top", "number one", "go-to"))
@@ -129,12 +131,14 @@ def _category(said: str) -> str:
     return _SAME_CATEGORY.get(cat, cat)
 
 
-# a favourite film and a favourite movie are one favourite
+# a favourite film and a favourite movie are one favourite; so are a favourite band and a favourite singer
+# (one answer to "who do you listen to most")
 _SAME_CATEGORY = {"movie": "film", "flick": "film", "tv show": "show", "series": "show", "tv series": "show",
-                  "programme": "show", "program": "show", "group": "band", "track": "song", "tune": "song",
+                  "programme": "show", "program": "show", "group": "artist", "track": "song", "tune": "song",
                   "dish": "food", "meal": "food", "novel": "book", "read": "book", "video game": "game",
                   "footy team": "team", "club": "team", "football team": "team", "singer": "artist",
-                  "musician": "artist", "album": "album", "drink": "drink", "beverage": "drink"}
+                  "musician": "artist", "band": "artist", "rapper": "artist", "songwriter": "artist",
+                  "singer-songwriter": "artist", "music artist": "artist", "act": "artist", "album": "album", "drink": "drink", "beverage": "drink"}
 
 
 def likes(m: re.Match[str], s: Sentence) -> list[Draft]:

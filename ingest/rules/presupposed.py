@@ -56,7 +56,9 @@ STUDY_NOUNS = (
     "prof profs professor professors lecturer lecturers tutor tutors classmates class classes course courses "
     "module modules degree program programme major minor thesis dissertation advisor adviser seminar seminars "
     "lectures lecture exams exam finals midterms campus dorm halls semester term masters master's phd doctorate "
-    "studies coursework cohort tuition scholarship student residency placement freshers").split()
+    "studies coursework cohort tuition scholarship student residency placement freshers").split() + [
+    "freshers' week", "fresher's week", "freshers week", "freshers' fair", "orientation week", "orientation",
+    "induction week", "welcome week", "first semester", "first term", "freshman year"]
 HOME_NOUNS = (
     "place flat apartment house home condo townhouse cottage bungalow loft rental street road neighbourhood "
     "neighborhood garden balcony backyard yard building block landlord landlady neighbours neighbors "
@@ -155,7 +157,7 @@ _ENDED_BEFORE = re.compile(
     r"finished|finishing|finish|completed|graduated|ended|ending|gave\s+up|giving\s+up|got\s+rid\s+of|rid\s+of|"
     r"moved\s+out\s+of|moving\s+out\s+of|traded|trading|swapped|crashed|wrote\s+off|totall?ed|miss|missed|missing|"
     r"from|dropped\s+out\s+of|out\s+of|notice\s+at|last\s+day\s+at|retired|resigned|fired|laid\s+off|"
-    r"used\s+to|was|were|had|gave\s+away|donated|scrapped|broke|wrecked|killed|died)\s+(?:\w+\s+){0,2}$",
+    r"used\s+to|was|were|(?<!'ve\s)(?<!have\s)(?<!has\s)had|gave\s+away|donated|scrapped|broke|wrecked|killed|died)\s+(?:\w+\s+){0,2}$",
     re.IGNORECASE)
 _FORMER = re.compile(r"\b(?:old|former|ex|ex-|previous|last|past|first)\b", re.IGNORECASE)
 

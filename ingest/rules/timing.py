@@ -40,7 +40,8 @@ def _when(draft: Draft, s: Sentence, session: datetime) -> TimeRange | None:
     if not draft.dated or not s.spans:
         return None
     left, right = s.clause(*draft.span)
-    inside = [span for span in s.spans if span.start >= left and span.end <= right]
+    inside = [span for span in s.spans if span.start >= left and span.end <= right
+              and not _dates_earlier_clause(s.text, left, span.end, draft.span[1])]
     # a fronted expression ("Last month, I moved ...") counts if it opens the sentence;
     # for a state only "since ..." does: "Yesterday, at the theater, Sam loves theater" is no start date
     opening = [span for span in s.spans[:1] if span.end <= draft.span[0] and s.clause(span.start, span.end)[0] == 0
@@ -55,6 +56,14 @@ def _when(draft: Draft, s: Sentence, session: datetime) -> TimeRange | None:
 
 
 UNTIL = re.compile(r"^\s*(until|till|til)\b", re.I)
+_AFTER_OPENING = re.compile(r"\s*(?:after|once|following)\b", re.I)
+_MAIN_SUBJECT = re.compile(r"\b(?:I|we|my|our)\b")
+
+
+def _dates_earlier_clause(text: str, left: int, time_end: int, draft_end: int) -> bool:
+    """ "After Mango flew off last year we adopted Clover": a time inside an opening "after" clause dates
+    what came first, and the main clause (from its subject on) only happened later, so it is not its date."""
+    return _AFTER_OPENING.match(text, left) is not None and _MAIN_SUBJECT.search(text, time_end, draft_end) is not None
 
 
 def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:

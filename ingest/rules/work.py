@@ -52,7 +52,8 @@ STARTED_WORKING = subject_rule("started working", "began working", "HAVE started
 HIRED = subject_rule("WAS hired", "got hired", "HAVE been hired", tail=r"\s+(?:by|at)\s+")
 WORKS_AS = subject_rule("work[s]? as", "BE working as", "HAVE been working as", "HAVE worked as", "became",
                         "HAVE become", "BE employed as", tail=r"\s+(?:a|an)\s+")
-I_AM_A = subject_rule("BE", tail=ADV + r"\s+(?:a|an)\s+", keywords=(" a ", " an "))
+# "I've been a data analyst at Tesco for three years": the perfect of "I'm a ..." still holds
+I_AM_A = subject_rule("BE", "HAVE been", tail=ADV + r"\s+(?:a|an)\s+", keywords=(" a ", " an "))
 LEFT_JOB = subject_rule(
     "quit", "HAVE quit", "left", "HAVE left", "lost", "HAVE lost", "resigned from", "HAVE resigned from",
     "retired from", "HAVE retired from", "WAS fired from", "got fired from", "WAS laid off from",
