@@ -12,6 +12,13 @@ derived from (user, session, turn index, content), so writing the same session
 again finds every episode already extracted and changes nothing. An episode
 stored but not yet extracted (a crash in between) is extracted on the next
 write.
+
+An episode's vector is set with its extracted mark, not when its node is
+created: FalkorDB re-inserts a node into the vector index on every SET, so
+storing the vector first indexed each turn twice (`graph.cypher.mark_extracted`).
+A write that fails after storing its episodes still sets their vectors
+(`keep_vectors`); one that dies outright leaves them bare, and the next write
+embeds them when it extracts them.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ from typing import Any
 import numpy as np
 
 from graphmem.graph import cypher as q
+from graphmem.graph.cypher.query import VectorParam
+from graphmem.graph.cypher.query import vector as vector_param
 from graphmem.schema.errors import InvalidInput
 from graphmem.ingest.entities import resolve_entities
 from graphmem.ingest.metering import StageStats, diff
@@ -86,11 +95,15 @@ def episode_text(episode: EpisodicNode) -> str:
     return f"{episode.speaker}: {episode.content}"
 
 
-def store_episodes(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode], now: datetime) -> None:
-    vectors = ctx.embed([episode_text(e) for e in episodes])
-    rows = [{"uuid": e.uuid, "props": e.to_props() | {"extracted": False}, "embedding": v.tolist()}
-            for e, v in zip(episodes, vectors)]
-    ctx.store.run(user_id, q.create_episodes(rows))
+def store_episodes(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode], now: datetime
+                   ) -> list[VectorParam]:
+    """Create the episodes' nodes, linked in turn order, then embed them; returns their
+    vectors, one per episode, in the form queries send them. The nodes are stored
+    without the vectors, which `mark_extracted` sets once the write is done (or
+    `keep_vectors` when it fails): FalkorDB re-inserts a node into the vector index
+    on any SET, so a vector stored now would be indexed twice."""
+    rows = [{"uuid": e.uuid, "props": e.to_props() | {"extracted": False}} for e in episodes]
+    ctx.store.run(user_id, q.create_episode_nodes(rows))
     pairs = list(zip([e.uuid for e in episodes], [e.uuid for e in episodes[1:]]))
     first = episodes[0]
     before = ctx.store.run(user_id, q.previous_episode(first.session_id, first.turn_index))
@@ -98,6 +111,20 @@ def store_episodes(ctx: IngestContext, user_id: str, episodes: Sequence[Episodic
         pairs.insert(0, (before[0]["uuid"], first.uuid))
     if pairs:
         ctx.store.run(user_id, q.link_episodes(pairs, user_id, now))
+    # formatted here, off the extractor's thread: ~0.35 ms a vector (`VectorParam`)
+    return [vector_param(v) for v in ctx.embed([episode_text(e) for e in episodes])]
+
+
+def keep_vectors(ctx: IngestContext, user_id: str, vectors: dict[str, Any]) -> None:
+    """A write failed after storing its episodes: give them their vectors now, so they
+    are found by meaning until the next write extracts them. Best effort: the
+    failure being reported matters more (a store that is down fails this too)."""
+    if not vectors:
+        return
+    try:
+        ctx.store.run(user_id, q.set_episode_vectors([{"uuid": u, "embedding": v} for u, v in vectors.items()]))
+    except Exception:  # noqa: BLE001 - the write's own error propagates; the next write sets them
+        pass
 
 
 def turn_contexts(episodes: Sequence[EpisodicNode], todo: Sequence[EpisodicNode]) -> list[TurnContext]:
@@ -225,13 +252,25 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
     """store episodes -> extract -> resolve entities -> resolve facts -> mark done."""
     now = t.now_utc()
     episodes = build_episodes(user_id, session, now)
-    known = {row["uuid"]: row["extracted"] for row in ctx.store.run(user_id, q.existing_episodes([e.uuid for e in episodes]))}
+    rows = ctx.store.run(user_id, q.existing_episodes([e.uuid for e in episodes]))
+    known = {row["uuid"]: row["extracted"] for row in rows}
+    bare = {row["uuid"] for row in rows if row["bare"]}
     new = [e for e in episodes if e.uuid not in known]
     todo = [e for e in episodes if not known.get(e.uuid)]
-    extractions = extract_beside_storing(ctx, user_id, episodes, new, todo, now)
+    extractions, vectors = extract_beside_storing(ctx, user_id, episodes, new, todo, now)
     if not todo:
         return WriteResult(episodes_skipped=len(episodes), episode_uuids=tuple(e.uuid for e in episodes))
+    try:
+        return _resolve(ctx, user_id, episodes, new, todo, extractions, vectors, bare, now, ttl)
+    except BaseException:
+        keep_vectors(ctx, user_id, vectors)
+        raise
 
+
+def _resolve(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode], new: Sequence[EpisodicNode],
+             todo: Sequence[EpisodicNode], extractions: Sequence[Extraction], vectors: dict[str, Any],
+             bare: set[str], now: datetime, ttl: timedelta | None) -> WriteResult:
+    """resolve entities -> resolve facts -> mark done (with the new episodes' vectors)."""
     names = collect_names(todo, extractions)
     resolver = ctx.extractor if isinstance(ctx.extractor, EntityResolver) else None
     same = (lambda pairs: resolver.resolve_entities([_pair(a, b) for a, b in pairs])) if resolver else None
@@ -242,8 +281,8 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
         ctx.store.run(user_id, q.create_mentions(sorted(mentions), user_id, now))
 
     texts = sorted({f.fact.strip() for x in extractions for f in x.facts if f.fact.strip()})
-    vectors = dict(zip(texts, ctx.embed(texts))) if texts else {}
-    per_episode = [plan_facts(user_id, e, x, entities.uuids, vectors, now, ttl) for e, x in zip(todo, extractions)]
+    fact_vectors = dict(zip(texts, ctx.embed(texts))) if texts else {}
+    per_episode = [plan_facts(user_id, e, x, entities.uuids, fact_vectors, now, ttl) for e, x in zip(todo, extractions)]
     plans = [p for group in per_episode for p in group]
     _offset_derivations(per_episode)
     llm = ctx.extractor if isinstance(ctx.extractor, FactResolver) else None
@@ -253,7 +292,15 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
     for plan, uuid in zip(plans, outcome.fact_uuids):
         if uuid:
             edges_of[plan.edge.episodes[0]].append(uuid)
-    ctx.store.run(user_id, q.mark_extracted([{"uuid": u, "edges": sorted(set(v))} for u, v in edges_of.items()]))
+    unembedded = [e for e in todo if e.uuid in bare]  # stored by a write that stopped before marking them
+    if unembedded:
+        vectors = vectors | dict(zip([e.uuid for e in unembedded], ctx.embed([episode_text(e) for e in unembedded])))
+    marks = [{"uuid": u, "edges": sorted(set(v))} for u, v in edges_of.items()]
+    with_vector = [m | {"embedding": vectors[m["uuid"]]} for m in marks if m["uuid"] in vectors]
+    if with_vector:
+        ctx.store.run(user_id, q.mark_extracted(with_vector, vectors=True))
+    if len(with_vector) < len(marks):
+        ctx.store.run(user_id, q.mark_extracted([m for m in marks if m["uuid"] not in vectors]))
     if outcome.fact_uuids:
         ctx.store.run(user_id, q.rebuild_summaries(sorted(set(entities.uuids.values()))))
     counts = outcome.counts
@@ -272,18 +319,23 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
 
 
 def extract_beside_storing(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode],
-                           new: Sequence[EpisodicNode], todo: Sequence[EpisodicNode], now: datetime) -> list[Extraction]:
+                           new: Sequence[EpisodicNode], todo: Sequence[EpisodicNode], now: datetime
+                           ) -> tuple[list[Extraction], dict[str, VectorParam]]:
     """Store `new` on a second thread while the extractor reads `todo`; return once
-    both are done. The episodes are stored even when the extractor raises (its
-    error then propagates); a storage error propagates either way."""
+    both are done, with the new episodes' vectors by uuid (not yet stored: see
+    `store_episodes`). The episodes are stored even when the extractor raises (its
+    error then propagates, after their vectors are stored too); a storage error
+    propagates either way."""
     if not new:
-        return ctx.extractor.extract(turn_contexts(episodes, todo)) if todo else []
+        return (ctx.extractor.extract(turn_contexts(episodes, todo)) if todo else []), {}
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-episodes") as pool:
         stored = pool.submit(store_episodes, ctx, user_id, new, now)
         try:
-            return ctx.extractor.extract(turn_contexts(episodes, todo)) if todo else []
-        finally:
-            stored.result()
+            extractions = ctx.extractor.extract(turn_contexts(episodes, todo)) if todo else []
+        except BaseException:
+            keep_vectors(ctx, user_id, dict(zip([e.uuid for e in new], stored.result())))
+            raise
+        return extractions, dict(zip([e.uuid for e in new], stored.result()))
 
 
 def _keys(episode: EpisodicNode, extraction: Extraction) -> set[str]:

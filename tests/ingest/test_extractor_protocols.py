@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 
 from graphmem import Memory
+from graphmem.graph import cypher as q
+from graphmem.ingest.pipeline import IngestContext, build_episodes, episode_text, store_episodes
+from graphmem.ingest.turns import validate_session
+from graphmem.schema import time as t
 from graphmem.ingest.extraction import (
     Cached,
     EntityResolver,
@@ -107,7 +112,30 @@ def test_an_extractor_failure_keeps_the_turns_and_the_next_write_extracts_them(t
             mem.write("u", turns, "2024-03-01", session_id="s1")
         assert [e.content for e in mem.inspect().episodes("u")] == ["Beijing"]
         assert mem.facts("u") == []
+        # the vector waits for the extracted mark (`store_episodes`); a failed write still stores it
+        assert len(mem.store.run("u", q.episode_vectors())) == 1
         extractor.down = False
         again = mem.write("u", turns, "2024-03-01", session_id="s1")
         assert (again.episodes, again.facts_added) == (0, 1)
         assert [f.object for f in mem.facts("u")] == ["Beijing"]
+
+
+def test_a_turn_stored_without_its_vector_gets_it_when_the_next_write_extracts_it(tmp_path, embedder):
+    """A write that died between storing its episodes and marking them extracted
+    leaves them without vectors (they are set with the mark); the next write of the
+    session extracts them and sets the vectors then."""
+    turns = [{"role": "user", "content": "Beijing"}, {"role": "user", "content": "Shanghai"}]
+    with Memory(data_dir=tmp_path / "gm", embedder=embedder, extractor=CityExtractor()) as mem:
+        session = validate_session(turns, "2024-03-01", "s1", max_turn_chars=mem.settings.max_turn_chars,
+                                   max_turns=mem.settings.max_turns_per_write)
+        episodes = build_episodes("u", session, t.now_utc())
+        mem._open_graph("u")
+        ctx = IngestContext(store=mem.store, embed=embedder.embed, extractor=mem.extractor)
+        store_episodes(ctx, "u", episodes[:1], t.now_utc())  # the crash: vectors embedded, never written
+        assert mem.store.run("u", q.episode_vectors()) == []
+        again = mem.write("u", turns, "2024-03-01", session_id="s1")
+        assert (again.episodes, again.episodes_skipped, again.facts_added) == (1, 0, 2)
+        stored = {row["uuid"]: row["v"] for row in mem.store.run("u", q.episode_vectors())}
+        assert set(stored) == {e.uuid for e in episodes}
+        expected = embedder.embed([episode_text(episodes[0])])[0]
+        assert np.allclose(stored[episodes[0].uuid], expected, atol=1e-5)

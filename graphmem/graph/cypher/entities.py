@@ -132,13 +132,18 @@ def rebuild_summaries(entity_uuids: Sequence[str] | None = None, now: datetime |
 
     Closed facts and facts whose expiry (`expires_at`) has passed at `now`
     (default: the wall clock) are left out: expired text must not live on in a
-    summary after the fact itself left search or was purged."""
+    summary after the fact itself left search or was purged.
+
+    Only a summary that changes is written: FalkorDB re-inserts a node into the
+    vector index (its name's vector) on every SET, even of the same value, and a
+    write rebuilds the summary of every entity it mentions, the speakers' each time."""
     where = "WHERE n.uuid IN $u " if entity_uuids is not None else ""
     return Query(
         f"MATCH (n:Entity) {where}OPTIONAL MATCH (n)-[r:RELATES_TO]->() WHERE r.expired_at IS NULL "
         "AND (r.expires_at IS NULL OR toString(r.expires_at) > $now) "
-        "WITH n, collect(r.fact)[0..5] AS facts SET n.summary = reduce(s = '', f IN facts | "
-        "CASE WHEN s = '' THEN f ELSE s + ' ' + f END)",
+        "WITH n, collect(r.fact)[0..5] AS facts "
+        "WITH n, reduce(s = '', f IN facts | CASE WHEN s = '' THEN f ELSE s + ' ' + f END) AS summary "
+        "WHERE n.summary IS NULL OR n.summary <> summary SET n.summary = summary",
         {"u": list(entity_uuids or []), "now": t.encode(now or t.now_utc())},
     )
 

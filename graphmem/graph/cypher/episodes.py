@@ -28,8 +28,11 @@ def episode_names(uuids: Sequence[str]) -> Query:
 
 
 def existing_episodes(uuids: Sequence[str]) -> Query:
+    """Which of `uuids` are stored, whether extracted, and whether still without their
+    vector (``bare``: a write stopped between `create_episode_nodes` and `mark_extracted`)."""
     return Query(
-        "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.extracted AS extracted",
+        "MATCH (e:Episodic) WHERE e.uuid IN $uuids "
+        "RETURN e.uuid AS uuid, e.extracted AS extracted, e.content_embedding IS NULL AS bare",
         {"uuids": list(uuids)},
     )
 
@@ -39,6 +42,23 @@ def create_episodes(rows: Sequence[dict[str, Any]]) -> Query:
     return Query(
         "UNWIND $rows AS row MERGE (e:Episodic {uuid: row.uuid}) "
         "ON CREATE SET e += row.props, e.content_embedding = vecf32(row.embedding)",
+        {"rows": vector_rows(rows)},
+    )
+
+
+def create_episode_nodes(rows: Sequence[dict[str, Any]]) -> Query:
+    """rows: {uuid, props}: the turns without their vectors, which the write path sets
+    with `mark_extracted` (why: see there); MERGE on uuid makes a repeat a no-op."""
+    return Query(
+        "UNWIND $rows AS row MERGE (e:Episodic {uuid: row.uuid}) ON CREATE SET e += row.props",
+        {"rows": list(rows)},
+    )
+
+
+def set_episode_vectors(rows: Sequence[dict[str, Any]]) -> Query:
+    """rows: {uuid, embedding}: the vectors of turns whose write stopped before `mark_extracted`."""
+    return Query(
+        "UNWIND $rows AS row MATCH (e:Episodic {uuid: row.uuid}) SET e.content_embedding = vecf32(row.embedding)",
         {"rows": vector_rows(rows)},
     )
 
@@ -59,11 +79,23 @@ def link_episodes(pairs: Sequence[tuple[str, str]], group_id: str, created_at: d
     )
 
 
-def mark_extracted(rows: Sequence[dict[str, Any]]) -> Query:
-    """rows: {uuid, edges}: the episode's facts are written; re-writes may skip it."""
+def mark_extracted(rows: Sequence[dict[str, Any]], *, vectors: bool = False) -> Query:
+    """rows: {uuid, edges}: the episode's facts are written; re-writes may skip it.
+    With `vectors`, rows also carry {embedding}, set in the same SET.
+
+    Why the vector waits for this: FalkorDB re-inserts a node into its label's
+    vector index on every SET, whatever property it sets, so a turn stored with
+    its vector and then marked was indexed twice, ~0.6 ms of server CPU each time
+    (conv-42's 629 turns: 0.3-0.4 s, a tenth of embedding them)."""
+    if not vectors:
+        return Query(
+            "UNWIND $rows AS row MATCH (e:Episodic {uuid: row.uuid}) SET e.extracted = true, e.entity_edges = row.edges",
+            {"rows": list(rows)},
+        )
     return Query(
-        "UNWIND $rows AS row MATCH (e:Episodic {uuid: row.uuid}) SET e.extracted = true, e.entity_edges = row.edges",
-        {"rows": list(rows)},
+        "UNWIND $rows AS row MATCH (e:Episodic {uuid: row.uuid}) "
+        "SET e.extracted = true, e.entity_edges = row.edges, e.content_embedding = vecf32(row.embedding)",
+        {"rows": vector_rows(rows)},
     )
 
 
