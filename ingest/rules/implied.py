@@ -106,25 +106,21 @@ _FIRST_DONE = re.compile(r"\s*(?:is\s+|was\s+)?(?:done|over|complete|completed|s
 _NOT_A_START = re.compile(r"\b(?:conference|summit|festival|expo|convention|camp|retreat|resort|hotel|holiday|vacation|trip|"
                           r"visit|visiting|tour|cruise|park|fair|con)\b", re.IGNORECASE)
 # "started roasting for Blue Bottle Coffee", "I've been driving for Uber": a trade done for an organisation is a job
-_TRADES = _alt("""
+_TRADE_WORDS = """
 roasting|baking|cooking|cheffing|bartending|waitressing|waiting tables|serving|cleaning|nursing|caring|teaching|
 tutoring|lecturing|coaching|writing|reporting|editing|subediting|copywriting|translating|illustrating|designing|
 animating|photographing|filming|producing|presenting|broadcasting|coding|programming|developing|engineering|
 testing|recruiting|selling|managing|accounting|bookkeeping|auditing|driving|delivering|couriering|modelling|modeling|
 stocking|picking|packing|building|plumbing|landscaping|gardening|dispatching|interning
-""")
+"""
+_TRADES = _alt(_TRADE_WORDS)
 # a person is cooked or written for too ("cooking for Sarah"): a one-word name only after a trade one never does for a person
 _TRADES_FOR_FIRMS_ONLY = frozenset(("roasting bartending waitressing cheffing reporting subediting copywriting coding "
                                     "programming developing engineering testing recruiting auditing driving delivering "
                                     "couriering modelling modeling stocking picking packing dispatching interning").split())
 TRADE_FOR = rule(r"\b(?:I|we)(?:'ve|'m|\s+have|\s+am)?\s+(?:(?:just|now|recently|since|also|been|started|begun|began|"
                  rf"currently|officially)\s+)+(?P<trade>{_TRADES})\s+for\s+" + _ORG,
-                 ("roasting", "baking", "cooking", "chef", "bartend", "waitress", "waiting", "serving", "cleaning",
-                  "nursing", "caring", "teach", "tutor", "lectur", "coach", "writing", "report", "edit", "translat",
-                  "illustrat", "design", "animat", "photograph", "filming", "produc", "present", "broadcast", "cod",
-                  "programm", "develop", "engineer", "testing", "recruit", "selling", "managing", "account",
-                  "bookkeep", "audit", "driving", "deliver", "courier", "modelling", "modeling", "stocking",
-                  "picking", "packing", "building", "plumbing", "landscap", "garden", "dispatch", "intern"))
+                 tuple(sorted({w.split()[0] for w in _TRADE_WORDS.replace("\n", "").split("|") if w.strip()})))
 # "since the move to Bristol", "after moving to Leeds"
 SINCE_MOVE = rule(r"\b(?:since|after|ever\s+since)\s+(?:(?:the|our|my)\s+(?:big\s+)?(?:move|relocation)|moving|relocating|"
                   r"we\s+moved|I\s+moved)\s+(?:(?:up|down|over|out|back|across)\s+)?to\s+" + _ORG, ("since", "after"))
