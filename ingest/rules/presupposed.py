@@ -130,7 +130,8 @@ DIET_I_AM = rule(rf"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:an?\s+)?(?
 DIET_AS = rule(rf"\bas\s+an?\s+(?P<diet>vegan|vegetarian|veggie|pescatarian|pescetarian)\b", ("as a",))
 # "my keto diet", "our vegan meal plan": the diet the speaker keeps, named by what it is
 DIET_MY = rule(rf"{_POSS}(?:(?:new|strict|current|whole|usual)\s+)?(?P<diet>{DIET_WORDS})\s+(?:diet|lifestyle|journey|meal\s+plan|"
-               r"eating\s+plan|way\s+of\s+eating)\b", tuple(DIETS))
+               r"eating\s+plan|way\s+of\s+eating)\b(?!\s+(?:group|club|forum|friends?|community|books?|blog|page|chat|class|"
+               r"cookbook|recipes?|buddies|account|channel|thread|challenge)\b)", tuple(DIETS))
 _ACT = (r"(?P<act>(?:[A-Za-z]+\s+)?[A-Za-z]+ing(?:\s+[a-z]+)?|(?i:" + _alt(HOBBY_NOUNS) + r"))")
 HOBBY_TAKEN_OVER = rule(
     rf"^{_ACT}\s+keeps\s+me\s+(?:sane|going|grounded|busy|happy|balanced)\b"

@@ -98,6 +98,7 @@ def test_a_general_construction_is_read(text, fact):
     ("Sarah, my cat is sick again.", "HAS_PET"),  # a name addressed, no aside
     ("My favourite part, Act Two, dragged a bit.", "LIKES"),  # a reaction, no preference
     ("My vegan friend is coming for dinner.", "DIET"),  # someone else's diet
+    ("I posted in my vegan diet group about tofu.", "DIET"),  # a group, not the diet
     ("We stayed in Leith, where my sister lives.", "LIVES_IN"),
 ])
 def test_a_look_alike_is_left_alone(text, predicate):
