@@ -131,8 +131,26 @@ def stability(turn: str, predicate: str, obj: str) -> tuple[float, str]:
     if PLAN_RELATIONS.search(predicate):
         return NEUTRAL_STABILITY, "plan"
     if TRANSIENT.search(clause) and not PAST.search(clause):
+        if _BONDS.match(predicate) and possessed(clause, obj):
+            return NEUTRAL_STABILITY, "a bond named by a possessive"
         return PASSING_STABILITY, "present state with a passing time marker"
     return NEUTRAL_STABILITY, "state"
+
+
+# "My wife Ingrid and I are staying in tonight", "the engine light came on in my Subaru today": the time marker
+# dates what is said of them; the possessive names a lasting bond (a relative, a partner, a pet, a thing owned, a
+# home, a job or a school), which holds whatever happens tonight; a friend is left as it was ("staying with my friend
+# Kate for a few days" stays a candidate: who one stays with for days is as often an acquaintance)
+_BONDS = re.compile(r"(?:MARRIED_TO|PARTNER_OF|HAS_(?:PET|SISTER|BROTHER|MOTHER|FATHER|SON|DAUGHTER|CHILD|"
+                    r"GRANDMOTHER|GRANDFATHER)|OWNS|WORKS_AT|STUDIES_AT|LIVES_IN)$")
+
+
+def possessed(clause: str, obj: str) -> bool:
+    """`obj` is named in `clause` as the speaker's ("my wife Ingrid", "our flat in Leeds", "my Subaru Outback")."""
+    words = obj.strip()
+    if not words:
+        return False
+    return re.search(rf"\b(?:my|our)\s+(?:[\w'-]+\s+){{0,2}}{re.escape(words)}\b", clause, re.IGNORECASE) is not None
 
 
 def hedged(clause: str, predicate: str) -> bool:

@@ -26,6 +26,7 @@ from graphmem.ingest.reader.classifier import Reading, SentenceClassifier, shipp
 from graphmem.ingest.rules.drafts import FAMILY, HEALTH, HOME, LIKE, OWN, PET, WORK, Draft, Sentence
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES
 from graphmem.ingest.rules.extractor import session_utc, with_subject
+from graphmem.ingest.rules.preferences import category
 from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
 from graphmem.ingest.rules.timing import add_group
 
@@ -165,7 +166,7 @@ def _draft(topic: str, kind: str, value: str, text: str, speaker: str, end: int)
                      kind, LIKE, True, f"PREF:{value.lower()}", span=span)
     if topic == "favourite":
         m = _FAVOURITE_OF.search(text)
-        cat = m[1].lower() if m else "thing"
+        cat = category(m[1]) if m else "thing"  # one slot per kind, as the rules have it: a band and a singer share one
         said = f"{value} is no longer {speaker}'s favourite {cat}" if gone else f"{speaker}'s favourite {cat} is {value}"
         return Draft(speaker, "LIKES", value, said, kind, LIKE, True, f"FAVORITE:{cat}" if m else f"PREF:{value.lower()}",
                      span=span)

@@ -47,9 +47,11 @@ class Draft:
 class Sentence:
     """One sentence, with its time expressions and clause breaks computed once."""
 
-    def __init__(self, text: str, speaker: str) -> None:
+    def __init__(self, text: str, speaker: str, turn: str = "", before: str = "") -> None:
         self.text = text
         self.speaker = speaker
+        self.turn = turn or text  # the whole turn: its words may say which slot a phrase is ("first-year ... at McGill")
+        self.before = before  # the (two) sentences of the turn before this one ("... my wife. The divorce was finalised.")
 
     @cached_property
     def spans(self) -> tuple[TimeSpan, ...]:

@@ -74,7 +74,10 @@ def extract_turn(turn: TurnContext) -> Extraction:
         raise InvalidInput(f"expected a TurnContext, not {type(turn).__name__}")
     session = session_utc(turn)
     speaker = " ".join(turn.speaker.split()) or "The speaker"
-    sentences = [Sentence(with_subject(text), speaker) for text in split_sentences(turn.text.translate(APOSTROPHES))]
+    pieces = split_sentences(turn.text.translate(APOSTROPHES))
+    whole = " ".join(pieces)
+    sentences = [Sentence(with_subject(text), speaker, whole, " ".join(pieces[max(0, i - 2):i]))
+                 for i, text in enumerate(pieces)]
     if speaker.casefold() in ASSISTANT_ROLES:
         return Extraction(entities=mentioned_before(sentences, turn.previous))
     facts: list[ExtractedFact] = []
@@ -85,7 +88,7 @@ def extract_turn(turn: TurnContext) -> Extraction:
             read = [(sentence, sentence.drafts(QUESTION_HANDLERS))]
             head = statement_before_question(sentence.text)
             if head is not None:
-                said = Sentence(head, speaker)
+                said = Sentence(head, speaker, sentence.turn, sentence.before)
                 read.append((said, said.drafts(HANDLERS)))
         else:
             read = [(sentence, sentence.drafts(HANDLERS) + pets.named_by_pronoun(sentence, pet))]

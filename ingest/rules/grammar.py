@@ -122,6 +122,13 @@ def rule(pattern: str, keywords: tuple[str, ...] | frozenset[str] | dict[str, ob
     return Trigger(re.compile(pattern, re.IGNORECASE), tuple(keywords))
 
 
+def alt(phrases: str) -> str:
+    """A word list written as readable phrases, one regex alternation: "a b|c d" -> (?:a\\s+b|c\\s+d),
+    longest first so a phrase is never cut short by a shorter one it starts with."""
+    items = [p.strip() for p in phrases.split("|") if p.strip()]
+    return "(?:" + "|".join(sorted((re.sub(r"\s+", r"\\s+", p) for p in items), key=len, reverse=True)) + ")"
+
+
 _COMMON = frozenset("been from to in at of on with for a an the do can go doing getting started able".split())
 _LITERAL = re.compile(r"([a-z'-]+)(?:\[[a-z]+\]\?|\(\?:[a-z|]+\)\?)?")
 
@@ -154,3 +161,14 @@ HYPOTHETICAL = re.compile(
 )
 ANYMORE = re.compile(r"\b(?:anymore|any\s+more|no\s+more)\b", re.IGNORECASE)
 NAME_AT = re.compile(NAME)
+
+# ------------------------------------------------------------ homes
+
+# what people live in, by the names British and American English give it ("a wee terrace in Cardiff",
+# "a brownstone in Brooklyn", "a two-bed in Leeds"): every topic that reads a home uses this one list
+DWELLINGS = alt("""
+flat|apartment|studio|room|place|house|home|condo|cottage|bedsit|loft|basement|townhouse|bungalow|duplex|terrace|
+terraced house|end terrace|end-of-terrace|semi|semi-detached|detached house|maisonette|cabin|farmhouse|rowhouse|
+row house|brownstone|chalet|houseboat|narrowboat|one-bed|two-bed|three-bed|new-build|new build|walk-up|triplex|
+granny flat|tenement
+""")

@@ -105,12 +105,17 @@ def _activity(s: Sentence, pos: int) -> Piece | None:
     return obj if gerund or words[-1] in HOBBY_NOUNS else None
 
 
+_FOR_SOMEONE = re.compile(r"\s+for\s+(?:the\s+)?(?-i:[A-Z])", re.IGNORECASE)
+
+
 def started_doing(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "I started surfing five years ago" -> STARTED "surfing", dated."""
     obj = take_phrase(s.text, m.end(), s.limit(m.end()), 5, PREP_STOP)
     words = obj.name.lower().split() if obj else []
     if not words or words[0] in _NOT_AN_ACTIVITY or (words[0] == "working" and words[1:2] != ["out"]):
         return []  # "started working at Stripe" is a job, left to WORKS_AT
+    if _FOR_SOMEONE.match(s.text, obj.end):
+        return []  # "started roasting for Blue Bottle", "started cooking for Marcus": a service, a job, no pastime
     said = own(obj.said, s.speaker)
     return [Draft(subject_of(m, s), "STARTED", said, f"{says(m, s)} {said}", "event", LIKE,
                   span=match_span(m, obj.end))]

@@ -26,10 +26,11 @@ import re
 
 from graphmem.ingest.rules.drafts import (
     FAMILY, HEALTH, HOME, LIKE, OWN, PET, WORK, Draft, Rule, Sentence, employer_ok, match_span)
-from graphmem.ingest.rules.grammar import NAME, RELATIONS, STOP_NAMES, rule
+from graphmem.ingest.rules.grammar import DWELLINGS, NAME, RELATIONS, STOP_NAMES, alt, rule
 from graphmem.ingest.rules.health import DIET_NORMAL, DIET_WORDS, DIETS
-from graphmem.ingest.rules.hobbies import NOT_A_HOBBY, HOBBY_NOUNS, activity_name
+from graphmem.ingest.rules.hobbies import NOT_A_HOBBY, HOBBY_NOUNS, PASTIME_NAMES, activity_name
 from graphmem.ingest.rules.pets import PETS
+from graphmem.ingest.rules.preferences import category
 from graphmem.ingest.rules.presupposed import BRAND, BRANDS, about_someone_else
 from graphmem.ingest.rules.text import REJECT_PLACE, strip_article, take_proper, to_gerund
 from graphmem.ingest.rules.work import SCHOOL_WORD
@@ -41,16 +42,10 @@ _I += r"then|eventually|actually|basically|really|properly|seriously|now|kind\s+
 _OBJ = r"(?=(?:the\s+)?[A-Z])"  # a capitalised object follows
 
 
-def _alt(phrases: str) -> str:
-    """ "a b|c d" -> (?:a\\s+b|c\\s+d): a word list written as readable phrases."""
-    items = [p.strip() for p in phrases.split("|") if p.strip()]
-    return "(?:" + "|".join(sorted((re.sub(r"\s+", r"\\s+", p) for p in items), key=len, reverse=True)) + ")"
-
-
 # ------------------------------------------------------------------ leaving a place, a job or a school
 
 # the idiom says it was a job
-WORK_ENDS = _alt("""
+WORK_ENDS = alt("""
 handed in my notice at|handed in my notice to|handed my notice in at|handed in my resignation at|
 handed in my resignation to|put in my notice at|put in my two weeks at|put in my two weeks' notice at|
 put in my two weeks notice at|gave my notice at|gave notice at|gave my two weeks at|turned in my notice at|
@@ -68,12 +63,12 @@ handed in my laptop at|handed back my laptop at|hung up my apron at|hung up my u
 did my last day at|quit working at|quit working for|stopped working at|stopped working for|clocked off for the last time at
 """)
 # the organisation first: "Copper Kettle let me go", "Acme laid me off"
-WORK_ENDED_BY = _alt("""
+WORK_ENDED_BY = alt("""
 let me go|laid me off|fired me|sacked me|made me redundant|got rid of me|cut me loose|didn't renew my contract|
 did not renew my contract|ended my contract|terminated my contract|terminated me|showed me the door|
 let me off|dropped me|pushed me out|forced me out
 """)
-STUDY_ENDS = _alt("""
+STUDY_ENDS = alt("""
 dropped out of|dropped out from|withdrew from|flunked out of|got kicked out of|was kicked out of|got expelled from|
 was expelled from|quit my course at|left my course at|quit my degree at|left my degree at|quit my program at|
 completed my degree at|completed my studies at|finished my degree at|finished my studies at|finished my course at|
@@ -84,14 +79,14 @@ interrupted my studies at|took a leave of absence from|took a year out from|took
 quit my studies at|left my studies at|gave up my place at
 """)
 # could be a home, a job or a school: drafted for each, only the open one closes
-ANY_ENDS = _alt("""
+ANY_ENDS = alt("""
 moved on from|finished up at|finished at|wrapped up at|wrapped things up at|my last day at|my final day at|
 said goodbye to|said my goodbyes to|bid farewell to|parted ways with|parted company with|am done at|'m done at|
 am finished at|'m finished at|am out of|'m out of|are out of|'re out of|walked out on|packed up and left|
 upped sticks from|waved goodbye to|bade farewell to
 """)
 _LEFT_BEHIND = r"\b(?:left|leaving|put)\s+(?P<obj>(?-i:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}))\s+behind\b"
-HOME_ENDS = _alt("""
+HOME_ENDS = alt("""
 gave up my flat in|gave up our flat in|gave up my apartment in|gave up our apartment in|gave up my place in|
 gave up our place in|gave up the flat in|gave up the apartment in|sold our house in|sold my house in|
 sold our place in|sold my place in|sold the house in|moved out of our place in|moved out of my place in|
@@ -121,8 +116,8 @@ HOME_BEGINS = (
     rf"|\b(?:job|work|transfer|posting|company|career|studies|degree)\s+(?:took|brought|moved|sent|relocated)\s+(?:us|me)\s+"
     rf"{_DIRECTION}to{_PLACE_AFTER}"
     rf"|{_I}(?:been\s+)?(?:now\s+)?(?:renting|living|settled|based|staying|house-sitting)\s+"
-    rf"(?:(?:a|an|the|our|my|this|that)\s+(?:[a-z-]+\s+){{0,3}}?(?:place|flat|apartment|house|cottage|condo|room|"
-    rf"studio|loft|bungalow|townhouse|home)\s+)?(?:(?:just\s+)?(?:outside|near|in)\s+)(?=[A-Z])"
+    rf"(?:(?:a|an|the|our|my|this|that)\s+(?:[a-z-]+\s+){{0,3}}?{DWELLINGS}\s+)?"
+    rf"(?:(?:just\s+)?(?:outside|near|in)\s+)(?=[A-Z])"
     rf"|{_I}(?:been\s+)?(?:now\s+)?(?:living\s+)?in{_PLACE_AFTER}(?=[^,.;!?]{{0,40}}?\b(?:since\b|for\s+(?:\w+\s+)?"
     rf"(?:years?|months?|a\s+year|ages|a\s+while|decades?)\b|(?<!right\s)now\b|these\s+days\b))"
     rf"|{_I}(?:landed|ended\s+up|wound\s+up|set\s+up\s+home|put\s+down\s+roots)\s+"
@@ -162,35 +157,47 @@ _NAMED_AFTER = rf"(?!\s+(?:from|at|by|with|in)\s+(?!{_WHEN_WORD})(?-i:[A-Z]))"
 _WORK_NONE = (rf"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:(?:now|currently|officially|still|happily)\s+)*(?:between\s+jobs|"
               rf"unemployed|out\s+of\s+work|jobless|on\s+the\s+dole|retired)\b(?!\s+(?:teacher|nurse|doctor)\b){_NAMED_AFTER}"
               rf"|\b(?:I|we)\s+(?:just\s+|finally\s+|eventually\s+)?(?:got|was|were|have\s+been|'ve\s+been)\s+(?:laid\s+off|made\s+redundant|"
-              rf"let\s+go|fired|sacked)\b{_NAMED_AFTER}"
+              rf"let\s+go|fired(?!\s+up)|sacked)\b{_NAMED_AFTER}"
               rf"|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:retired|quit\s+my\s+job|lost\s+my\s+job|left\s+my\s+job|"
-              rf"handed\s+in\s+my\s+notice|resigned)\b{_NAMED_AFTER}")
+              rf"handed\s+in\s+my\s+notice|resigned)\b{_NAMED_AFTER}"
+              # what staff give back on their last day: "Handed in my badge at the end of November"
+              rf"|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:handed|turned|gave)\s+(?:in|back)\s+my\s+"
+              rf"(?:(?:staff|work|security|office|ID|name|hospital)\s+)?(?:badge|lanyard|notice|resignation|keycard|key\s+card)\b{_NAMED_AFTER}"
+              rf"|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:handed|turned|gave)\s+(?:in|back)\s+my\s+"
+              rf"(?:staff|work|security|office)\s+(?:pass|laptop|phone|uniform)\b{_NAMED_AFTER}"
+              rf"|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?hung\s+up\s+my\s+(?:apron|scrubs|stethoscope|"
+              rf"name\s+badge|uniform)\b{_NAMED_AFTER}"
+              # "I'm not working at the moment": no job now (not "today": a day off)
+              r"|\bI(?:'m|\s+am)\s+(?:currently\s+)?not\s+working\s+(?:at\s+the\s+moment|these\s+days|anymore|any\s+more|for\s+now)\b")
 _STUDY_NONE = (rf"\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?graduated\b(?!\s+(?:from|at|high|school)\b)"
                r"|\bI(?:'m|\s+am)\s+(?:now\s+|officially\s+|finally\s+)?(?:a\s+(?:uni\s+|university\s+|college\s+)?graduate|"
                r"a\s+grad|done\s+with\s+(?:uni|university|college|my\s+degree|my\s+studies))\b(?!\s+(?:of|from|at)\b)"
                rf"|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:finished|completed)\s+(?:uni|university|college|"
                rf"my\s+degree|my\s+studies|my\s+masters|my\s+master's|my\s+phd|my\s+PhD|my\s+course)\b"
-               rf"{_NAMED_AFTER}")
+               rf"{_NAMED_AFTER}"
+               # "I'm no longer a student", "I'm not a student anymore": the one open course ends
+               r"|\bI(?:'m|\s+am)\s+(?:no\s+longer\s+a\s+student\b|not\s+a\s+student\s+(?:anymore|any\s+more)\b)")
 
 # ------------------------------------------------------------------ partners
 
 _PARTNER_NAME = rf"(?P<obj>{NAME})"
-PARTNER_ENDS_WE = _alt("""
+PARTNER_ENDS_WE = alt("""
 went our separate ways|have gone our separate ways|are going our separate ways|parted ways|have parted ways|
 called it quits|have called it quits|called it a day|called time on things|called time on it|are done|are through|
 are finished|are over|are no more|have split up|split up|broke up|have broken up|ended things|
 ended it|broke it off|have broken it off|called off the engagement|called off our engagement|called off the wedding|
 called the whole thing off|called it off|are separating|are getting divorced|got divorced|are divorced|
-separated|have separated|are taking a break|are on a break|decided to end things|decided to split
+separated|have separated|are taking a break|are on a break|decided to end things|decided to split|fizzled out|
+have fizzled out|petered out|drifted apart|have drifted apart|grew apart|have grown apart|ran our course|have run our course
 """)
-PARTNER_ENDS_THEY = _alt("""
+PARTNER_ENDS_THEY = alt("""
 broke it off|ended it|ended things|called it off|called off the engagement|called off the wedding|walked out|
 moved out|left me|dumped me|ditched me|ghosted me|cheated on me|packed his bags|packed her bags|packed their bags|
 broke my heart|walked out on me|left for someone else|served me papers|filed for divorce|asked for a divorce|
 wants a divorce|wanted a divorce|moved on|called time on us|ended our engagement|ended our relationship|
 broke off our engagement|broke off the engagement
 """)
-PARTNER_ENDS_I = _alt("""
+PARTNER_ENDS_I = alt("""
 dumped|ditched|ended things with|broke it off with|broke things off with|split from|split with|
 walked out on|divorced|kicked out|called it quits with|parted ways with|called off my engagement to|
 called off the engagement with|stopped seeing|finished with|ended it with|separated from|moved out on
@@ -201,11 +208,20 @@ _EX_NAMED = (rf"\b(?:my|our)\s+ex(?:-(?:husband|wife|partner|boyfriend|girlfrien
 _SINGLE = (r"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:now\s+|officially\s+|newly\s+|back\s+to\s+being\s+|"
            r"happily\s+|suddenly\s+)*(?:single|a\s+single\s+(?:man|woman|guy|girl|gal|person|dad|mum|mom|parent))"
            r"(?:\s+(?:again|now|for\s+the\s+first\s+time|these\s+days))?\b|\bback\s+on\s+the\s+(?:dating\s+)?apps\b"
-           r"|\bback\s+on\s+the\s+market\b")
+           r"|\bback\s+on\s+the\s+market\b"
+           # "I'm not seeing anyone at the moment": no partner now (a plain "I'm not seeing anyone" could be about today)
+           r"|\bI(?:'m|\s+am)\s+not\s+(?:seeing|dating|with)\s+anyone\s+(?:at\s+the\s+moment|these\s+days|anymore|any\s+more|"
+           r"right\s+now|now|since)\b")
 # "since the divorce came through", "our divorce was finalised in May": the marriage is over, whoever it was with
 _DIVORCE_DONE = (r"\b(?:the|my|our)\s+(?:messy\s+|long\s+)?divorce\s+(?:finally\s+|officially\s+|just\s+)?"
                  r"(?:came\s+through|went\s+through|(?:was|is|got|has\s+been)\s+(?:finali[sz]ed|final|through|done|official|"
                  r"granted|settled))\b")
+# "Things with Tomasz fizzled out before Christmas", "it's over with Sam": the relationship, named by its other half
+_THINGS_WITH = (rf"\bthings\s+(?:with|between)\s+(?:me\s+and\s+)?{_PARTNER_NAME}(?:\s+and\s+(?:me|I))?\s+"
+                rf"(?:(?:just|finally|eventually|kind\s+of|sort\s+of|sadly|slowly|quietly|have|had)\s+)*(?:fizzled(?:\s+out)?|"
+                rf"petered\s+out|ended|fell\s+apart|didn't\s+work\s+out|did\s+not\s+work\s+out|went\s+south|"
+                rf"(?:are|were)\s+(?:over|done|finished)|came\s+to\s+an\s+end|ran\s+their\s+course|cooled\s+off|didn't\s+last)\b"
+                rf"|\b(?:it's|it\s+is|it's\s+all)\s+over\s+(?:with|between\s+me\s+and)\s+(?P<obj2>{NAME})\b")
 PARTNER_BEGINS = (
     rf"{_I}(?:been\s+|started\s+|begun\s+|now\s+)*(?:seeing|dating|going\s+out\s+with|with|together\s+with)\s+"
     rf"(?:(?:someone|somebody)(?:\s+new)?|a\s+(?:(?:really\s+|very\s+)?(?:lovely|great|nice|sweet|new|wonderful|kind|cute|"
@@ -223,15 +239,15 @@ PARTNER_BEGINS = (
 
 # ------------------------------------------------------------------ pets
 
-PET_ENDS_BEFORE = _alt("""
+PET_ENDS_BEFORE = alt("""
 had to have|had to put|had to let|have had to put|have had to let|had|got|put|let|found|rehomed|re-homed|gave away|
 gave up|said goodbye to|lost|buried|surrendered|handed over|returned|took back
 """)
-_PET_GONE_AFTER = _alt("""
+_PET_GONE_AFTER = alt("""
 put to sleep|put down|euthanised|euthanized|go|a new home|a forever home|a good home|a loving home|
 a better home|a new family|new owners|a farm|to a farm|over the rainbow bridge|away|up for adoption|back
 """)
-PET_ENDS_SUBJECT = _alt("""
+PET_ENDS_SUBJECT = alt("""
 crossed the rainbow bridge|went over the rainbow bridge|crossed over|went to live with|went to live on|
 went to a new home|went to a farm|ran away|ran off|flew off|flew away|got out and never came back|escaped|
 flew out the window|flew out an open window|flew out of the window|flew out of an open window|flew out the door|
@@ -241,17 +257,23 @@ got put down|was put to sleep|was euthanised|was euthanized|was rehomed|got reho
 isn't with us anymore|is not with us anymore|got hit by a car|was hit by a car|was taken by a fox|lives with
 """)
 
+# "We lost Pickles to kidney disease", "lost our old cat Mabel to cancer": a death said by its cause
+_SPECIES = alt("|".join(PETS))
+_LOST_TO = (rf"\b(?:we|I)(?:'ve|\s+have)?\s+(?:(?:just|sadly|finally|recently|tragically|suddenly|also)\s+)*lost\s+"
+            rf"(?:(?:our|my|poor|old|sweet|little|dear|beloved|lovely|darling|{_SPECIES})\s+)*{_PARTNER_NAME}\s+to\s+"
+            rf"(?:(?:a|an|the|his|her|their|old|sudden|long|short|nasty|aggressive)\s+)*(?-i:[a-z])")
+
 # ------------------------------------------------------------------ things
 
 _THING = (r"(?:(?:the|my|our|that|this)\s+(?:(?:old|trusty|beloved|ancient|little|poor)\s+)?)"
           r"(?P<obj>(?-i:[A-Za-z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2}))")
-THING_ENDS_BEFORE = _alt("""
+THING_ENDS_BEFORE = alt("""
 got rid of|have got rid of|have gotten rid of|gotten rid of|sold|sold off|flogged|gave away|given away|donated|
 traded in|part-exchanged|parted with|passed on|handed down|scrapped|wrote off|written off|totalled|totaled|crashed|
 wrecked|lost|ditched|dumped|binned|recycled|retired|offloaded|unloaded|let go of|finally let go of|
 said goodbye to|left|replaced
 """)
-THING_GONE_AFTER = _alt("""
+THING_GONE_AFTER = alt("""
 went to|has gone to|is going to|finally died|died|died on me|gave up the ghost|gave out|broke down for good|
 is dead|is gone|is history|bit the dust|packed in|packed up|conked out|got stolen|was stolen|has been stolen|
 got written off|was written off|got totalled|was totalled|got totaled|was totaled|got sold|was sold|has been sold|
@@ -265,9 +287,15 @@ THING_BEGINS = (
     rf"(?:(?:new|used|secondhand|second-hand|shiny|old|little|trusty|\d{{4}})\s+){{0,2}}"
     rf"(?P<obj>{_BRAND_MODEL})"
     rf"|\breplaced\s+(?:it|him|her|them|the\s+\w+|my\s+\w+)\s+with\s+(?:an?|the)\s+(?:new\s+|shiny\s+)?(?P<obj2>{_BRAND_MODEL})"
+    # "put the money toward a Fujifilm X-T4", "used the cash to buy a Kindle": what a sale paid for
+    rf"|\b(?:put|used|spent|threw|ploughed|plowed)\s+(?:(?:the|that|all\s+the|some\s+of\s+the)\s+)?(?:money|cash|proceeds|savings)"
+    rf"(?:\s+(?:from|for)\s+(?:it|that|them|the\s+sale))?\s+(?:toward|towards|into|on)\s+(?:an?|the|my)\s+"
+    rf"(?:(?:new|used|secondhand|second-hand|shiny|refurbished)\s+)?(?P<obj3>{_BRAND_MODEL})"
+    rf"|\bused\s+(?:the\s+money|the\s+cash|the\s+proceeds|it|that)\s+to\s+(?:buy|get|pay\s+for)\s+(?:an?|the|my)\s+"
+    rf"(?:(?:new|used|secondhand|second-hand|shiny|refurbished)\s+)?(?P<obj4>{_BRAND_MODEL})"
 )
 
-_SWAPPED_FOR = (rf"\b(?:swapped|traded(?:\s+in)?|exchanged|part-exchanged|sold|replaced)\s+{_THING}\s+(?:for|with)\s+(?:an?|the|my)\s+"
+_SWAPPED_FOR = (rf"\b(?:swapped|traded(?:\s+in)?|exchanged|part-exchanged|sold|replaced)\s+{_THING}(?:\s+in)?\s+(?:for|with)\s+(?:an?|the|my)\s+"
                 rf"(?:(?:new|used|secondhand|second-hand|shiny|refurbished|brand\s+new|\d{{4}})\s+){{0,2}}(?P<obj2>{_BRAND_MODEL})")
 _GOT_BRAND = (rf"{_I}(?:got|have|own|picked\s+up|upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|splashed\s+out\s+on|went\s+for|"
               rf"invested\s+in)\s+(?:an?|the)\s+"
@@ -276,7 +304,7 @@ _GOT_BRAND = (rf"{_I}(?:got|have|own|picked\s+up|upgraded\s+to|treated\s+(?:myse
 
 # ------------------------------------------------------------------ hobbies
 
-HOBBY_LOST = _alt("""
+HOBBY_LOST = alt("""
 lost interest in|lost my interest in|lost the bug for|fell out of love with|got bored of|got bored with|
 grew bored of|got tired of|grew tired of|burned out on|burnt out on|burned out of|went off|gone off|am over|'m over|
 gave up on|packed in|jacked in|ditched|dropped|have dropped|have ditched|took a break from|am taking a break from|
@@ -367,6 +395,10 @@ DIET_ENDS_ANY = (
     rf"|\b(?:I|we)(?:'m|\s+am|'re|\s+are)\s+(?:an?\s+)?(?:omnivores?|meat-eaters?|meat\s+eaters?)\s+(?:again|now)\b"
     rf"|\b(?:fell|fallen|came|come|went|gone)\s+off\s+the\s+(?:wagon|diet)\b"
     rf"|\b(?:quit|stopped|gave\s+up|dropped|ditched|abandoned)\s+(?:the|my)\s+diet\b"
+    # "These days I just eat normally", "I eat everything again now": no diet is kept any more
+    rf"|\b(?:these\s+days|nowadays|now)\s*,?\s+(?:I|we)\s+(?:just\s+|mostly\s+)?eat\s+(?:normally|everything|anything|"
+    rf"whatever\s+(?:I|we)\s+(?:want|like))\b"
+    rf"|\b(?:I|we)\s+(?:just\s+|mostly\s+)?eat\s+(?:normally|everything|anything)\s+(?:again|now|these\s+days|nowadays)\b"
 )
 DIET_ENDS = (
     rf"\b(?:came|come|fell|fallen|went|gone|dropped|stepped)\s+off\s+(?:the\s+)?(?P<diet>{DIET_WORDS})(?![\w-])"
@@ -466,14 +498,20 @@ def single(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 def divorce_done(m: re.Match[str], s: Sentence) -> list[Draft]:
-    """ "Since the divorce came through in January": the speaker's marriage ends, only when the sentence is
-    theirs (a first person in it, nobody else's before the phrase: "my parents' divorce" is not)."""
-    if about_someone_else(s, m.start()) or not _FIRST_PERSON_WORD.search(s.text):
+    """ "Since the divorce came through in January", "The divorce was finalised last month.": the speaker's marriage
+    ends, only when the turn is theirs (a first person in it) and nobody else's marriage is in view: no third person
+    before the phrase in its sentence, no relative but a spouse nor anyone's name with "'s" in the sentences before
+    ("My sister and Tom split. The divorce came through in May." is hers)."""
+    if about_someone_else(s, m.start()) or not _FIRST_PERSON_WORD.search(s.turn) or _THIRD_PARTY.search(s.before):
         return []
     return single(m, s)
 
 
-_FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|my|me|we|our|us)\b")
+_FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|my|My|me|we|We|our|Our|us)\b")
+_THIRD_PARTY = re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+(?:[a-z]+\s+)?(?:parents|mum|mom|dad|mother|father|sister|sis|brother|friend|friends|"
+                          r"son|daughter|cousin|aunt|auntie|uncle|neighbou?rs?|colleague|coworker|boss|grandparents|grandma|"
+                          r"grandpa|flatmate|roommate|in-laws)\b|\b(?!(?:It|That|What|Let|There|Here|He|She|Who|Where|How)'s)"
+                          r"[A-Z][a-z]+'s\b|\b(?:[Hh]is|[Hh]er|[Tt]heir)\s+(?:divorce|marriage|wife|husband)\b")
 
 
 def partner_begins(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -489,6 +527,16 @@ def pet_ends(m: re.Match[str], s: Sentence) -> list[Draft]:
     if name is None:
         return []
     return [_ending(s, m, "HAS_PET", name, PET, f"{s.speaker} no longer has the pet {name}")]
+
+
+def lost_to(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "We lost Pickles to kidney disease", "I lost Ingrid to cancer": a death, of a pet or a partner, whichever is
+    open under that name (both endings are conditional)."""
+    name = _named(m, s)
+    if name is None or about_someone_else(s, m.start()):
+        return []
+    return [_ending(s, m, "HAS_PET", name, PET, f"{s.speaker} lost the pet {name}"),
+            _ending(s, m, "PARTNER_OF", name, FAMILY, f"{s.speaker} lost {name}")]
 
 
 _NOT_A_THING = frozenset("it this that them one way time job place house home flat apartment lease mind keys knees knee "
@@ -539,20 +587,60 @@ def _activity(phrase: str) -> str | None:
     return activity_name(" ".join(words))
 
 
+# the kit stands for the pastime: "a chessboard", "the chess set", "my climbing shoes", "the dartboard"
+_KIT = frozenset("board set pieces kit gear clubs shoes boots stuff equipment mat racket racquet bag".split())
+
+
+def _gear(phrase: str) -> str | None:
+    """The pastime a piece of kit names ("chessboard" -> chess, "golf clubs" -> golf), None when it names none."""
+    words = [w for w in phrase.lower().split() if w not in ("a", "an", "the", "my", "any", "our")]
+    if not words:
+        return None
+    if " ".join(words) in GEAR:
+        return GEAR[" ".join(words)]
+    pastimes = HOBBY_NOUNS | PASTIME_NAMES
+    for suffix in ("board", "set"):
+        stem = words[0][:-len(suffix)]
+        if len(words) == 1 and words[0].endswith(suffix) and stem:
+            return next((p for p in (stem, stem + "s") if p in pastimes), None)
+    if len(words) == 2 and words[1] in _KIT and (words[0] in pastimes or words[0] + "s" in pastimes):
+        return words[0] if words[0] in pastimes else words[0] + "s"
+    return None
+
+
+# "Haven't touched a chessboard since June, it's all sourdough these days": after an ending, what replaced it
+_ALL_NOW = re.compile(r"[,;]\s*(?:and\s+|but\s+|so\s+)?(?:(?:now|these\s+days|nowadays)\s*,?\s+)?(?:it's|its|it\s+is)\s+all\s+"
+                      r"(?:about\s+)?(?P<new>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+(?:these\s+days|now|nowadays|at\s+the\s+moment|"
+                      r"lately)\b", re.IGNORECASE)
+
+
+def _instead(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """The pastime an ending's sentence names as its replacement ("..., it's all pottery now")."""
+    found = _ALL_NOW.search(s.text, m.end())
+    if found is None:
+        return []
+    new = " ".join(w for w in found["new"].lower().split() if w not in ("the", "my"))
+    if not new or new.split()[0] in STOP_NAMES or new.split()[0] in NOT_A_HOBBY or new in ("work", "work work"):
+        return []
+    name = activity_name(new)
+    return [Draft(s.speaker, "LIKES", name, f"{s.speaker} is into {name}", "state", LIKE, True, f"PREF:{name}",
+                  span=(found.start("new"), found.end()))]
+
+
 def hobby_lost(m: re.Match[str], s: Sentence) -> list[Draft]:
-    after = re.match(r"\s*(?:the\s+|my\s+)?([a-z]+(?:\s+[a-z]+)?)", s.text[m.end():])
+    after = re.match(r"\s*(?:the\s+|my\s+|a\s+|an\s+|any\s+)?([a-z]+(?:\s+[a-z]+)?)", s.text[m.end():])
     act = _activity(after[1]) if after else None
     if act is None and after:
-        act = _activity(after[1].split()[0])
+        act = _activity(after[1].split()[0]) or _gear(after[1]) or _gear(after[1].split()[0])
     if act is None or about_someone_else(s, m.start()):
         return []
-    return [_ending(s, m, "LIKES", act, LIKE, f"{s.speaker} gave up {act}")]
+    return [_ending(s, m, "LIKES", act, LIKE, f"{s.speaker} gave up {act}"), *_instead(m, s)]
 
 
 def gear_down(m: re.Match[str], s: Sentence) -> list[Draft]:
     gear = " ".join((m["gear"] or m["gear2"] or m["gear3"] or m["gear4"]).lower().split())
     act = GEAR[gear]
-    return [_ending(s, m, "LIKES", act, LIKE, f"{s.speaker} gave up {act}")]
+    return [_ending(s, m, "LIKES", act, LIKE, f"{s.speaker} gave up {act}"), *_instead(m, s)]
 
 
 def havent_since(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -569,8 +657,9 @@ def havent_since(m: re.Match[str], s: Sentence) -> list[Draft]:
         else:
             stem = verb[:-2]
             acts = sorted({to_gerund(stem), to_gerund(stem + "e"), stem[:-1] + "ing" if stem[-1:] == stem[-2:-1] else ""} - {""})
-    return [_ending(s, m, "LIKES", a, LIKE, f"{s.speaker} stopped {a}") for a in acts
-            if a not in ("being", "having", "doing", "going", "seeing", "heing", "ing")]
+    ended = [_ending(s, m, "LIKES", a, LIKE, f"{s.speaker} stopped {a}") for a in acts
+             if a not in ("being", "having", "doing", "going", "seeing", "heing", "ing")]
+    return ended + _instead(m, s) if ended else []
 
 
 def hobby_begins(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -595,7 +684,7 @@ def fav_overtaken(m: re.Match[str], s: Sentence) -> list[Draft]:
     if not new or not old or new.split()[0].lower() in STOP_NAMES and new.split()[0] != "The":
         return []
     cat = m["cat"]
-    slot = f"FAVORITE:{cat.lower()}" if cat else f"PREF:{new.lower()}"
+    slot = f"FAVORITE:{category(cat)}" if cat else f"PREF:{new.lower()}"
     return [_ending(s, m, "LIKES", old, LIKE, f"{old} is no longer {s.speaker}'s favourite"),
             Draft(s.speaker, "LIKES", new, f"{new} is {s.speaker}'s favourite", "state", LIKE, True, slot,
                   span=match_span(m, m.end()))]
@@ -611,8 +700,14 @@ def fav_ended(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [_ending(s, m, "LIKES", old, LIKE, f"{old} is no longer {s.speaker}'s favourite")]
 
 
+# a badge or a pass handed back after a visit ends no job: "handed back my badge after the conference"
+_VISIT = re.compile(r"\b(?:conference|festival|expo|summit|convention|event|visit|visitor|visiting|guest|trip|tour|hotel|"
+                    r"gym|library|museum|exam|course)\b", re.IGNORECASE)
+_GIVEN_BACK = re.compile(r"badge|lanyard|pass|keycard|key\s+card", re.IGNORECASE)
+
+
 def work_none(m: re.Match[str], s: Sentence) -> list[Draft]:
-    if about_someone_else(s, m.start()):
+    if about_someone_else(s, m.start()) or (_GIVEN_BACK.search(m[0]) and _VISIT.search(s.text)):
         return []
     return [_ending(s, m, "WORKS_AT", "job", WORK, f"{s.speaker} left their job", any_value=True)]
 
@@ -701,9 +796,10 @@ _TABLE: tuple[Rule, ...] = (
     Rule(_r(rf"\bI\s+(?:(?:just|finally|eventually|recently|officially)\s+)*{PARTNER_ENDS_I}\s+{_PARTNER_NAME}\b",
             PARTNER_ENDS_I),
          partner_ends),
-    Rule(_r(_SINGLE, ("single", "apps", "market")), single, False),
+    Rule(_r(_SINGLE, ("single", "apps", "market", "anyone")), single, False),
     Rule(_r(_DIVORCE_DONE, ("divorce",)), divorce_done, False),
     Rule(_r(_DIVORCE_FROM, ("divorce",)), partner_ends, False),
+    Rule(_r(_THINGS_WITH, ("things", "over with", "over between")), partner_ends, False),
     Rule(_r(_EX_NAMED, (" ex",)), partner_ends, False),
     Rule(_r(PARTNER_BEGINS, ("seeing", "dating", "going out", "with", "met", "fell", "together", " and i ")), partner_begins),
     Rule(_r(rf"\b{PET_ENDS_BEFORE}\s+(?:(?:poor|old|sweet|little|our|my|dear)\s+)*{_PARTNER_NAME}\s+{_PET_GONE_AFTER}\b",
@@ -713,19 +809,23 @@ _TABLE: tuple[Rule, ...] = (
             rf"(?:(?:sadly|finally|eventually|just|recently|unfortunately|has|had|was|got)\s+)*{PET_ENDS_SUBJECT}\b",
             PET_ENDS_SUBJECT),
          pet_ends, False),
+    Rule(_r(_LOST_TO, ("lost",)), lost_to, False),
     Rule(_r(rf"\b(?:re-?homed|gave\s+away|surrendered)\s+{_PARTNER_NAME}\b", ("homed", "gave away", "surrendered")),
          pet_ends, False),
     Rule(_r(rf"\b(?:gave|handed|passed)\s+{_PARTNER_NAME}\s+(?:away\b|up\b|over\s+to\b|on\s+to\b|to\s+(?:a|an|the|my|our)\b)",
             ("gave", "handed", "passed")), pet_ends, False),
     Rule(_r(rf"\b{THING_ENDS_BEFORE}\s+{_THING}(?=\s*(?:[,.;:!?]|$|\s+(?:to|for|in|on|at|last|this|and|but|because|after|"
-            r"when|since|—|-|a|an|the|my)\b))", THING_ENDS_BEFORE), thing_ends),
+            r"when|since|—|-|a|an|the|my|over|during|around|back|before|earlier|recently|yesterday|online|privately|already|"
+            r"months|weeks|years|ages)\b))", THING_ENDS_BEFORE), thing_ends),
     Rule(_r(rf"\b(?:gave|handed|passed)\s+{_THING}\s+(?:away|(?:on|down|over)\s+to|to)\b", ("gave", "handed", "passed")),
          thing_ends),
     Rule(_r(rf"(?:^|[,;:]\s+|\b(?:and|so|but|then)\s+){_THING}\s+(?:(?:finally|eventually|sadly|just|has|had)\s+)*{THING_GONE_AFTER}\b",
             THING_GONE_AFTER),
          thing_ends, False),
     Rule(_r(_LEFT_ON, ("left", "lost", "forgot")), thing_ends, False),
-    Rule(_r(THING_BEGINS, ("driving", "riding", "playing", "rocking", "replaced")), thing_begins),
+    Rule(_r(THING_BEGINS, ("driving", "riding", "playing", "rocking", "replaced", "money", "cash", "proceeds", "savings",
+                           "to buy", "to get", "pay for")),
+         thing_begins),
     Rule(_r(_SWAPPED_FOR, ("swapped", "traded", "exchanged", "sold", "replaced")), swapped_for),
     Rule(_r(_GOT_BRAND, ("picked", "upgraded", "treated", "splashed", "went for", "invested", "got", "have", "own")),
          thing_begins),
@@ -739,14 +839,15 @@ _TABLE: tuple[Rule, ...] = (
     Rule(_r(FAV_OVERTAKEN, ("spot", "top", "number one", "pedestal", "throne", "first place", "favorite", "favourite")),
          fav_overtaken, False),
     Rule(_r(FAV_ENDED, ("favorite", "favourite")), fav_ended, False),
-    Rule(_r(DIET_ENDS_ANY, ("back", "eating", "diet", "omnivore", "meat", "wagon", "again")), diet_ends, False),
+    Rule(_r(DIET_ENDS_ANY, ("back", "eating", "diet", "omnivore", "meat", "wagon", "again", "eat ")), diet_ends, False),
     Rule(_r(DIET_DOING, DIETS), diet_begins),
     Rule(_r(_STUDY_QUIT, ("uni", "college", "school", "course", "degree", "studies", "program", "masters", "master's",
                           "phd", "dropped out")), study_quit),
     Rule(_r(_INTO_NAMED, ("into",)), fan_of),
     Rule(_r(_WORK_NONE, ("between jobs", "unemployed", "out of work", "jobless", "dole", "retired", "laid off", "redundant",
-                         "let go", "fired", "sacked", "my job", "notice", "resigned")), work_none),
-    Rule(_r(_STUDY_NONE, ("graduated", "graduate", "grad", "done with", "finished", "completed")), study_quit),
+                         "let go", "fired", "sacked", "my job", "notice", "resigned", "handed", "turned in", "turned back",
+                         "gave back", "gave in", "hung up", "not working")), work_none),
+    Rule(_r(_STUDY_NONE, ("graduated", "graduate", "grad", "done with", "finished", "completed", "student")), study_quit),
     Rule(_r(DIET_ENDS, DIETS), diet_ends, False),
 )
 TRIGGERS = tuple(r.trigger for r in _TABLE)

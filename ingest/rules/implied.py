@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from graphmem.ingest.rules.drafts import HOME, WORK, Draft, Rule, Sentence, employer_ok, match_span
-from graphmem.ingest.rules.grammar import STOP_NAMES, rule
+from graphmem.ingest.rules.grammar import DWELLINGS, STOP_NAMES, alt, rule
 from graphmem.ingest.rules.presupposed import about_someone_else, ended_here
 from graphmem.ingest.rules.text import REJECT_PLACE, strip_article, take_proper
 from graphmem.ingest.rules.work import ORG_WORD, SCHOOL_WORD
@@ -25,14 +25,9 @@ from graphmem.ingest.rules.work import ORG_WORD, SCHOOL_WORD
 __all__ = ["QUESTION_RULES", "RULES"]
 
 
-def _alt(words: str) -> str:
-    items = [w.strip() for w in words.split("|") if w.strip()]
-    return "(?:" + "|".join(sorted((re.sub(r"\s+", r"\\s+", w) for w in items), key=len, reverse=True)) + ")"
-
-
 _I_AM = r"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:(?:now|currently|still|just|also)\s+)*"
 _ORG = r"(?=(?:the\s+)?[A-Z])"
-DEPARTMENTS = _alt("""
+DEPARTMENTS = alt("""
 HR|human resources|IT|IT support|tech support|accounts|accounts payable|accounts receivable|accounting|finance|sales|
 marketing|legal|admin|administration|operations|ops|logistics|procurement|purchasing|payroll|recruitment|recruiting|
 comms|communications|PR|customer service|customer services|customer support|support|engineering|product|design|R&D|
@@ -41,7 +36,7 @@ the warehouse|warehouse|the lab|admissions|events|editorial|production|IT servic
 front of house|the front desk|the call centre|the call center|fundraising|development|quality|claims|underwriting|
 audit|tax|treasury|investments|retail|wholesale|merchandising|buying|publishing|partnerships|training
 """)
-_DO_WORK = _alt("""
+_DO_WORK = alt("""
 IT support|tech support|the books|bookkeeping|payroll|admin|the admin|social media|the social media|marketing|
 the marketing|accounts|the accounts|reception|security|deliveries|the deliveries|cleaning|the cleaning|
 data entry|customer service|HR|web design|the website|IT|graphic design|copywriting|research|community visits|
@@ -64,7 +59,7 @@ HIRED_ME = rule(r"(?P<org>(?-i:[A-Z][\w&'.-]*(?:\s+(?:[A-Z][\w&'.-]*|of|and|&))*
                 r"signed\s+me(?:\s+up)?\s+(?:as|full[\s-]time|permanently)|gave\s+me\s+a\s+(?:permanent\s+|full[\s-]time\s+)?"
                 r"(?:job|contract|role|position))\b", ("took me on", "hired me", "snapped me", "brought me", "signed me",
                                                       "gave me a"))
-_YEARS = _alt("""
+_YEARS = alt("""
 first-year|first year|second-year|second year|third-year|third year|fourth-year|fourth year|final-year|final year|
 fresher|freshman|sophomore|undergrad|undergraduate|postgrad|postgraduate|grad student|graduate student|
 PhD student|PhD candidate|doctoral student|doctoral candidate|masters student|master's student|mature student|
@@ -75,7 +70,7 @@ STUDENT_AT = rule(rf"{_I_AM}(?:a|an)\s+(?:(?:full[\s-]time|part[\s-]time|interna
                   rf"(?:(?:studying|reading|doing|majoring\s+in)\s+[a-z]+\s+)?at\s+{_ORG}", ("student", "year", "fresher",
                                                                                             "freshman", "sophomore",
                                                                                             "grad", "candidate"))
-_QUALIFICATIONS = _alt("""
+_QUALIFICATIONS = alt("""
 degree|masters|master's|MA|MSc|MBA|MPhil|BSc|BA|BEng|LLB|LLM|PhD|doctorate|HND|HNC|BTEC|diploma|foundation year|
 foundation degree|certificate|A-levels|A levels|postgrad|PGCE|postgraduate diploma|access course|course|
 nursing degree|law degree|teaching qualification|conversion course
@@ -94,13 +89,14 @@ TRANSFERRED = rule(r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|recently|of
 _STUDY_HINT = re.compile(r"\b(?:grad\s+school|graduate\s+school|uni|university|college|classes|class|course|courses|"
                          r"credits|modules?|degree|semester|term|lectures?|professors?|profs?|tutors?|advisor|adviser|"
                          r"exams?|finals|thesis|dissertation|campus|freshers|major|studying|study|undergrad|postgrad|"
-                         r"masters|phd|coursework|homework|assignments?|workload)\b", re.IGNORECASE)
+                         r"masters|phd|coursework|homework|assignments?|workload|(?:first|second|third|fourth|final)-year|freshman|sophomore|"
+                         r"problem\s+sets?|psets?|midterms?|GPA|syllabus|tuition|office\s+hours|(?-i:TAs?))\b", re.IGNORECASE)
 _WORK_HINT = re.compile(r"\b(?:job|shifts?|boss|manager|colleagues?|coworkers?|office|team|role|position|salary|pay|"
                         r"clients?|customers?|branch|department|contract|promotion|commute|hours|working)\b",
                         re.IGNORECASE)
 # "First week at Monzo done!", "survived my first shift at Crumbs Bakery": a start, at work or at school
 FIRST_AT = rule(r"(?:^|\b(?:survived|finished|completed|done\s+with|got\s+through|made\s+it\s+through)\s+)(?:my\s+)?"
-                r"(?:very\s+)?first\s+(?:day|week|fortnight|month|shift|semester|term)\s+at\s+" + _ORG, ("first",))
+                r"(?:very\s+)?first\s+(?P<period>day|week|fortnight|month|shift|semester|term)\s+at\s+" + _ORG, ("first",))
 _FIRST_DONE = re.compile(r"\s*(?:is\s+|was\s+)?(?:done|over|complete|completed|survived|down|in\s+the\s+books|finished)\b",
                          re.IGNORECASE)
 _NOT_A_START = re.compile(r"\b(?:conference|summit|festival|expo|convention|camp|retreat|resort|hotel|holiday|vacation|trip|"
@@ -113,7 +109,7 @@ animating|photographing|filming|producing|presenting|broadcasting|coding|program
 testing|recruiting|selling|managing|accounting|bookkeeping|auditing|driving|delivering|couriering|modelling|modeling|
 stocking|picking|packing|building|plumbing|landscaping|gardening|dispatching|interning
 """
-_TRADES = _alt(_TRADE_WORDS)
+_TRADES = alt(_TRADE_WORDS)
 # a person is cooked or written for too ("cooking for Sarah"): a one-word name only after a trade one never does for a person
 _TRADES_FOR_FIRMS_ONLY = frozenset(("roasting bartending waitressing cheffing reporting subediting copywriting coding "
                                     "programming developing engineering testing recruiting auditing driving delivering "
@@ -121,6 +117,44 @@ _TRADES_FOR_FIRMS_ONLY = frozenset(("roasting bartending waitressing cheffing re
 TRADE_FOR = rule(r"\b(?:I|we)(?:'ve|'m|\s+have|\s+am)?\s+(?:(?:just|now|recently|since|also|been|started|begun|began|"
                  rf"currently|officially)\s+)+(?P<trade>{_TRADES})\s+for\s+" + _ORG,
                  tuple(sorted({w.split()[0] for w in _TRADE_WORDS.replace("\n", "").split("|") if w.strip()})))
+# "I've been nursing at St. Luke's for ten years", "I'm teaching at Fairview Academy now": a profession done at a
+# place is a job there, for the gerunds nobody does for fun ("swimming at the Lido" is a pastime)
+_PROFESSION_WORDS = """
+nursing|teaching|lecturing|bartending|waitressing|cheffing|interning|temping|lifeguarding|nannying|hairdressing|
+barbering|cashiering|clerking|midwifing|doctoring|lawyering|subbing|supply teaching|student teaching|locuming
+"""
+TRADE_AT = rule(rf"{_I_AM}(?P<trade>{alt(_PROFESSION_WORDS)})\s+at\s+" + _ORG,
+                tuple(sorted({w.split()[-1] for w in _PROFESSION_WORDS.replace("\n", "").split("|") if w.strip()})))
+# "Three weeks into the new gig at Shopify", "two months into my masters at Leeds": a time spent in a job or a course
+_JOB_NOUNS = r"(?:job|gig|role|position|post|contract|placement|internship|apprenticeship|traineeship|residency)"
+_COURSE_NOUNS = (r"(?:degree|course|masters|master's|MA|MSc|MBA|PhD|doctorate|programme|program|studies|semester|term|"
+                 r"first\s+year|second\s+year|final\s+year|freshman\s+year|foundation\s+year|apprenticeship\s+course)")
+TIME_INTO = rule(r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+few|a\s+couple\s+of|"
+                 r"couple\s+of|several|\d+)\s+)?(?:days?|weeks?|months?|years?)\s+into\s+(?:my|the|our)\s+"
+                 r"(?:(?:new|first|current|latest|shiny\s+new)\s+)?(?:(?P<job>" + _JOB_NOUNS + r")|(?P<course>"
+                 + _COURSE_NOUNS + r"))\s+(?:at|with)\s+" + _ORG, (" into ",))
+# "Self-review season at Deloitte again.", "Appraisal week at Halden Council": only staff have review seasons (a sentence
+# that opens with the phrase, so it is the speaker's; "layoff season at X" is news anyone reads and is not one)
+WORK_SEASON = rule(r"^(?:(?:ugh|so|well|and|oh|yep|yup|ah|it's|its|it\s+is)[,!]?\s+)*(?:(?:my|our|the)\s+)?(?:annual\s+|"
+                   r"mid-year\s+|end-of-year\s+|year-end\s+)?(?:self-review|self\s+review|self-assessment|self\s+assessment|"
+                   r"performance\s+review|review|appraisal|promotion|promo|objective-setting|rota)\s+"
+                   r"(?:season|time|week|month|cycle|period)\s+(?:again\s+)?at\s+" + _ORG,
+                   ("review", "appraisal", "assessment", "promo", "objective", "rota"))
+# "everyone else at McGill finishes faster than me", "the other nurses at St. Jude's": the speaker is one of them; a
+# school or a job by the role named, else a school by the turn's study words ("first-year", "problem sets"), else nothing
+MEMBER_AT = rule(r"\b(?:(?:everyone|everybody)\s+else|the\s+rest\s+of\s+us|the\s+other\s+(?:students|staff|"
+                 r"nurses|teachers|interns|grads|freshers|freshmen|first-years|engineers|developers|doctors|analysts|newbies|"
+                 r"new\s+starters|new\s+hires|trainees|apprentices))\s+(?:here\s+)?at\s+" + _ORG,
+                 ("everyone else", "everybody else", "rest of us", "the other "))
+# "Transferring to U of T was the right call", "Moving to Leeds has been the best thing": the change, done, as subject
+GERUND_CHANGE = rule(r"(?:^|[,;:]\s+|\b(?:honestly|but|and|so|well)\s+)(?P<verb>transferring|switching|moving|relocating)\s+"
+                     r"(?:(?:over|back|schools|unis|courses|universities|colleges|up|down|out)\s+)?(?:to|into)\s+" + _ORG,
+                     ("transferring", "switching", "moving", "relocating"))
+_DONE_CHANGE = re.compile(r"[^,;:!?]{0,40}?\s(?:was|has\s+been|turned\s+out|ended\s+up|proved|'s\s+been|is\s+the\s+best)\b",
+                          re.IGNORECASE)
+_NOT_DONE = re.compile(r"\b(?:would|could|might|will|gonna|going\s+to|plan|plans|planned|planning|idea|dream|option|"
+                       r"mistake|regret|considered|consider|considering|thinking|discussed|talked|off|cancelled|canceled|"
+                       r"on\s+the\s+table|on\s+hold|not|never|if)\b", re.IGNORECASE)
 # "since the move to Bristol", "after moving to Leeds"
 SINCE_MOVE = rule(r"\b(?:since|after|ever\s+since)\s+(?:(?:the|our|my)\s+(?:big\s+)?(?:move|relocation)|moving|relocating|"
                   r"we\s+moved|I\s+moved)\s+(?:(?:up|down|over|out|back|across)\s+)?to\s+" + _ORG, ("since", "after"))
@@ -152,7 +186,7 @@ _NOW_WORD = re.compile(r"^[^,.;!?]{0,20}?\b(?:now|these\s+days|since|for\s+(?:\w
                        re.IGNORECASE)
 
 # "I rent a tiny studio in Toronto", "we bought a house in Montclair"
-_DWELLING = r"(?:flat|apartment|studio|room|place|house|home|condo|cottage|bedsit|loft|basement|townhouse|bungalow|duplex)"
+_DWELLING = DWELLINGS
 RENT_IN = rule(rf"\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|now|recently|since|currently|also)\s+)*(?:rent|share|sublet|"
                rf"bought|purchased|closed\s+on|rented|moved\s+into)\s+(?:a|an|our|my)\s+(?:(?:first|own)\s+)?(?:[a-z-]+\s+){{0,3}}?"
                rf"{_DWELLING}\s+(?:just\s+)?(?:in|near|outside|on\s+the\s+edge\s+of)\s+" + _ORG,
@@ -240,6 +274,9 @@ def first_at(m: re.Match[str], s: Sentence) -> list[Draft]:
     if not m[0].lower().startswith(("survived", "finished", "completed", "done", "got", "made")) and not _FIRST_DONE.match(
             s.text, org.end):
         return []
+    if m["period"].lower() == "day" and not (_schoolish(org.name) or ORG_WORD.search(org.name) or _STUDY_HINT.search(s.turn)
+                                             or _WORK_HINT.search(s.turn)):
+        return []  # a first day somewhere may be a day out ("First day at Disneyland done!"): a week or a shift is not
     if _schoolish(org.name) or _STUDY_HINT.search(s.text):
         return _state(s, m, "STUDIES_AT", org, WORK, "studies at")
     return works_at(m, s)
@@ -307,6 +344,53 @@ def now_at(m: re.Match[str], s: Sentence) -> list[Draft]:
     return []
 
 
+def time_into(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "three weeks into the new gig at X" is a job at X, "two months into my masters at X" a course there."""
+    org = _name(s, m.end())
+    if org is None or about_someone_else(s, m.start()):
+        return []
+    if m["course"]:
+        return _state(s, m, "STUDIES_AT", org, WORK, "studies at")
+    return _state(s, m, "WORKS_AT", org, WORK, "works at") if employer_ok(org) else []
+
+
+_STUDENT_ROLE = re.compile(r"\bother\s+(?:students|grads|freshers|freshmen|first-years)\b")
+_STAFF_ROLE = re.compile(r"\bother\s+(?:staff|nurses|teachers|interns|engineers|developers|doctors|analysts|newbies|new\s+starters|"
+                         r"new\s+hires|trainees|apprentices)\b")
+
+
+def member_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "everyone else at X", "the other nurses at X": the speaker is one of X's people, a student by the role or the
+    turn's study words or the school's name, staff only by the role (customers are "everyone else" too); nothing on a trip
+    or at an event."""
+    org = _name(s, m.end())
+    if org is None or about_someone_else(s, m.start()) or _TRAVEL_WORD.search(s.turn) or _NOT_A_START.search(org.name):
+        return []
+    role = m[0].lower()
+    if _STUDENT_ROLE.search(role) or (not _STAFF_ROLE.search(role) and (_schoolish(org.name) or _STUDY_HINT.search(s.turn))):
+        return _state(s, m, "STUDIES_AT", org, WORK, "studies at")
+    if _STAFF_ROLE.search(role) and employer_ok(org):  # "everyone else at X" with work words may be customers
+        return _state(s, m, "WORKS_AT", org, WORK, "works at")
+    return []
+
+
+def gerund_change(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Transferring to X was the right call": a change the speaker made, said as the subject of a past judgement
+    ("was", "has been", "turned out"); never a plan, a wish or a regret ("would be", "was a mistake")."""
+    org = _name(s, m.end())
+    if org is None or about_someone_else(s, m.start()) or not _DONE_CHANGE.match(s.text, org.end):
+        return []
+    if _NOT_DONE.search(s.text, m.start(), s.clause(m.start(), org.end)[1]):
+        return []
+    if m["verb"].lower() in ("moving", "relocating"):
+        return [] if _NOT_A_PLACE.match(org.name) else lives_in(m, s)
+    if _schoolish(org.name) or _STUDY_HINT.search(s.turn):
+        return _state(s, m, "STUDIES_AT", org, WORK, "studies at")
+    if _WORK_HINT.search(s.turn) and employer_ok(org):
+        return _state(s, m, "WORKS_AT", org, WORK, "works at")
+    return []
+
+
 RULES: tuple[Rule, ...] = (
     Rule(WORK_DEPT, works_at), Rule(TIME_IN_AT, time_in_at, False), Rule(HIRED_ME, hired_me, False),
     Rule(STUDENT_AT, studies_at), Rule(QUALIFICATION_AT, studies_at), Rule(ENROLLED_AT, studies_at),
@@ -314,9 +398,11 @@ RULES: tuple[Rule, ...] = (
     Rule(NOW_THAT_AT, now_at, False), Rule(WITH_ME_IN, lives_in, False), Rule(RENT_IN, rents_in),
     Rule(LIVING_IN, lives_in), Rule(WITH_ORG_NOW, with_org), Rule(FIRST_AT, first_at, False),
     Rule(I_AM_IN, i_am_in),
-    Rule(TRADE_FOR, trade_for),
+    Rule(TRADE_FOR, trade_for), Rule(TRADE_AT, works_at), Rule(TIME_INTO, time_into, False),
+    Rule(WORK_SEASON, works_at, False), Rule(MEMBER_AT, member_at, False), Rule(GERUND_CHANGE, gerund_change),
 )
 # what a question takes for granted: "Can you plan a weekend for friends staying with me in Halifax?"
 QUESTION_RULES: tuple[Rule, ...] = (Rule(WITH_ME_IN, lives_in, False), Rule(WORK_DEPT, works_at, False),
                                     Rule(LIVING_IN, lives_in, False),
-                                    Rule(STUDENT_AT, studies_at, False))
+                                    Rule(STUDENT_AT, studies_at, False), Rule(TIME_INTO, time_into, False),
+                                    Rule(MEMBER_AT, member_at, False))

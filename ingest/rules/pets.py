@@ -70,6 +70,9 @@ _PET_NAME = rf"(?P<pname>{NAME})\b"
 PET_MY = rule(
     rf"{_MY_PET}\b(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+(?:called|named)|,)?\s+{_PET_NAME}", PETS)
 PET_IS = rule(rf"\b(?P<pname>{NAME})\s+is{_THE_PET.replace('the|his|her|their', 'the')}\b", PETS)
+# the name first, the pet in an aside: "Biscuit, our beagle, keeps eating grass", "my cat (Mochi) hates the vet"
+PET_ASIDE = rule(rf"\b(?P<pname>{NAME}),\s+(?:my|our)\s+{_PET_PRE}(?P<species>{PET_WORDS})\b(?=\s*(?:,|\)|\s[-\u2013\u2014]))", PETS)
+PET_BRACKETED = rule(rf"{_MY_PET}\s+\((?P<pname>{NAME})\)", PETS)
 PET_RENAMES = (
     subject_rule("renamed", "HAVE renamed", "re-named", "decided to rename", "HAVE decided to rename",
                  tail=rf"{_THE_PET}\s+(?:to\s+)?{_PET_NAME}"),
@@ -235,8 +238,10 @@ def last_unnamed(drafts: list[Draft], species: str | None) -> str | None:
 RULES: tuple[Rule, ...] = (
     *(Rule(pattern, pet_renamed) for pattern in PET_RENAMES),
     Rule(PET_GONE, pet_gone, False), Rule(PET_LOST, pet_gone), Rule(PET_GIVEN_AWAY, pet_gone),
-    Rule(PET_MY, pet_named, False), Rule(PET_IS, pet_named, False), Rule(PET_HAVE, pet_have), Rule(PET_NO_SPECIES, pet_no_species),
+    Rule(PET_MY, pet_named, False), Rule(PET_IS, pet_named, False), Rule(PET_ASIDE, pet_named, False),
+    Rule(PET_BRACKETED, pet_named, False), Rule(PET_HAVE, pet_have), Rule(PET_NO_SPECIES, pet_no_species),
     Rule(NAME_GONE, name_gone, False), Rule(NAME_LOST, name_lost, False),
 )
 # noun phrases hold in a question too: "is my cat Juniper ill?"
-QUESTION_RULES: tuple[Rule, ...] = (Rule(PET_MY, pet_named, False),)
+QUESTION_RULES: tuple[Rule, ...] = (Rule(PET_MY, pet_named, False), Rule(PET_ASIDE, pet_named, False),
+                                    Rule(PET_BRACKETED, pet_named, False))

@@ -30,6 +30,13 @@ FAVORITE = rule(
     r"(?P<cat>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:is|are|has\s+to\s+be)\s+(?:now\s+|currently\s+)?",
     ("favorite", "favourite"),
 )
+# the favourite in an aside: "my favourite author, Terry Pratchett, has a new book out", "Radiohead (my favourite band)"
+_ASIDE_NAME = r"(?-i:[A-Z][\w.'-]*(?:\s+(?:[A-Z][\w.'-]*|of|the|de|van|von|da|le|la)){0,4})"
+FAVORITE_ASIDE = rule(
+    rf"\b(?P<my>my|our)\s+(?:all-time\s+|absolute\s+)?favou?rite\s+(?P<cat>[a-z-]+(?:\s+[a-z-]+)?),\s+(?P<thing>{_ASIDE_NAME})"
+    r"(?=\s*(?:,|\)|\s[-\u2013\u2014]))"
+    rf"|(?P<thing2>{_ASIDE_NAME})\s+\((?P<my2>my|our)\s+(?:all-time\s+|absolute\s+)?favou?rite\s+(?P<cat2>[a-z-]+(?:\s+[a-z-]+)?)\)",
+    ("favorite", "favourite"))
 # "Green used to be my favourite colour", "Adele is no longer my favourite singer": that favourite ends
 FAVORITE_ENDED = rule(
     r"(?:^|[,;:]\s+|\bbut\s+)(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:used\s+to\s+be|is\s+no\s+longer|"
@@ -114,7 +121,7 @@ def _preference(predicate: str, m: re.Match[str], s: Sentence, owner: str | None
         subj, text = owner, f"{owner}'s favorite {m['cat']} is {said}"
     else:
         subj, text = subject_of(m, s), f"{says(m, s)} {said}"
-    slot = f"FAVORITE:{_category(m['cat'])}" if owner is not None else f"PREF:{name.lower()}"
+    slot = f"FAVORITE:{category(m['cat'])}" if owner is not None else f"PREF:{name.lower()}"
     return [Draft(subj, predicate, name, text, "state", LIKE, True, slot, span=match_span(m, obj.end))]
 
 
@@ -125,7 +132,7 @@ _WHEN_WORDS = re.compile(r"\s+(?:now|these\s+days|currently|lately|right\s+now|a
 _KIND_OF = re.compile(r"^(?:kind|type|sort|genre)\s+of\s+", re.IGNORECASE)
 
 
-def _category(said: str) -> str:
+def category(said: str) -> str:
     """ "band these days" -> "band": one favourite per category, whenever it is said."""
     cat = " ".join(_KIND_OF.sub("", _WHEN_WORDS.sub("", said)).lower().split())
     return _SAME_CATEGORY.get(cat, cat)
@@ -138,7 +145,8 @@ _SAME_CATEGORY = {"movie": "film", "flick": "film", "tv show": "show", "series":
                   "dish": "food", "meal": "food", "novel": "book", "read": "book", "video game": "game",
                   "footy team": "team", "club": "team", "football team": "team", "singer": "artist",
                   "musician": "artist", "band": "artist", "rapper": "artist", "songwriter": "artist",
-                  "singer-songwriter": "artist", "music artist": "artist", "act": "artist", "album": "album", "drink": "drink", "beverage": "drink"}
+                  "singer-songwriter": "artist", "music artist": "artist", "act": "artist", "album": "album", "drink": "drink",
+                  "beverage": "drink", "writer": "author", "novelist": "author", "authors": "author", "writers": "author"}
 
 
 def likes(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -155,6 +163,16 @@ def favorite(m: re.Match[str], s: Sentence) -> list[Draft]:
     return _preference("LIKES", m, s, owner=s.speaker if m["my"] else m["owner"])
 
 
+def favorite_aside(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "my favourite author, Terry Pratchett, ..." -> LIKES Terry Pratchett in the slot FAVORITE:author."""
+    thing, raw = (m["thing"] or m["thing2"]).strip(), m["cat"] or m["cat2"]
+    if raw.split()[-1].lower() in ("part", "thing", "moment", "memory", "bit", "one", "time", "way", "place"):
+        return []
+    cat = category(raw)
+    return [Draft(s.speaker, "LIKES", thing, f"{s.speaker}'s favorite {cat} is {thing}", "state", LIKE, True,
+                  f"FAVORITE:{cat}", span=(m.start(), m.end()))]
+
+
 def favorite_ended(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "Green used to be my favourite colour" ends LIKES green in the slot FAVORITE:colour;
     "X isn't my favourite Y" only with "anymore"."""
@@ -165,7 +183,7 @@ def favorite_ended(m: re.Match[str], s: Sentence) -> list[Draft]:
         return []
     name = activity_name(thing)
     return [Draft(s.speaker, "LIKES", name, f"{name} is no longer {s.speaker}'s favorite {m['cat']}", "end", LIKE,
-                  True, f"FAVORITE:{_category(m['cat'])}", span=(m.start("thing"), m.end()))]
+                  True, f"FAVORITE:{category(m['cat'])}", span=(m.start("thing"), m.end()))]
 
 
 _WHEN_FIRST = re.compile(r"^(?:(?:these\s+days|nowadays|now|lately|currently|honestly|actually|okay|ok|well|so|and|but|"
@@ -191,7 +209,7 @@ def favorite_first(m: re.Match[str], s: Sentence) -> list[Draft]:
         return []
     if m["cat"].split()[-1].lower() in ("part", "thing", "moment", "memory", "bit", "one", "time", "way"):
         return []
-    name, cat = activity_name(thing), _category(m["cat"])
+    name, cat = activity_name(thing), category(m["cat"])
     return [Draft(s.speaker, "LIKES", name, f"{s.speaker}'s favorite {cat} is {name}", "state", LIKE, True,
                   f"FAVORITE:{cat}", span=(m.start("thing"), m.end()))]
 
@@ -203,7 +221,7 @@ def favorite_became(m: re.Match[str], s: Sentence) -> list[Draft]:
     if not thing or thing.split()[0].lower() in _NOT_A_THING or thing.lower() in STOP_WORDS_FAV:
         return []
     name = activity_name(thing)
-    cat = _category(m["cat"]) if m["cat"] else None
+    cat = category(m["cat"]) if m["cat"] else None
     slot = f"FAVORITE:{cat}" if cat else f"PREF:{name.lower()}"
     return [Draft(s.speaker, "LIKES", name, f"{name} is {s.speaker}'s favorite{' ' + cat if cat else ''}", "state",
                   LIKE, True, slot, span=(m.start("thing"), m.end()))]
@@ -240,7 +258,7 @@ def favorite_replaced(m: re.Match[str], s: Sentence) -> list[Draft]:
     new, old = strip_article(m["thing"]), strip_article(m["old"])
     if not new or not old or new.split()[0].lower() in _NOT_A_THING:
         return []
-    cat, span = _category(m["cat"]), (m.start("thing"), m.end())
+    cat, span = category(m["cat"]), (m.start("thing"), m.end())
     return [Draft(s.speaker, "LIKES", activity_name(old), f"{old} is no longer {s.speaker}'s favorite {cat}", "end",
                   LIKE, True, f"FAVORITE:{cat}", span=span),
             Draft(s.speaker, "LIKES", activity_name(new), f"{s.speaker}'s favorite {cat} is {new}", "state", LIKE,
@@ -253,6 +271,8 @@ RULES: tuple[Rule, ...] = (Rule(FAVORITE_ENDED, favorite_ended), Rule(FAVORITE_R
                            Rule(FAVORITE_BECAME, favorite_became, False), Rule(FAVORITE_DETHRONED, favorite_dethroned, False),
                            Rule(LIKE_LOST, like_lost, False),
                            Rule(LIKES, likes), Rule(FAVORITE, favorite), Rule(FAVORITE_FIRST, favorite_first, False),
+                           Rule(FAVORITE_ASIDE, favorite_aside, False),
                            Rule(DISLIKES, dislikes))
 # "my favourite X is Y" and "Y is my favourite X" hold in a question too: "Sushi is my favourite food, where's good?"
-QUESTION_RULES: tuple[Rule, ...] = (Rule(FAVORITE, favorite), Rule(FAVORITE_FIRST, favorite_first, False))
+QUESTION_RULES: tuple[Rule, ...] = (Rule(FAVORITE, favorite), Rule(FAVORITE_FIRST, favorite_first, False),
+                                    Rule(FAVORITE_ASIDE, favorite_aside, False))

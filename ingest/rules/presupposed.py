@@ -34,10 +34,10 @@ import re
 from graphmem.ingest.rules.drafts import (
     HEALTH, HOME, LIKE, OWN, WORK, Draft, Rule, Sentence, employer_ok, match_span)
 from graphmem.ingest.rules.grammar import RELS, STOP_NAMES, rule
-from graphmem.ingest.rules.health import DIET_NORMAL, DIET_WORDS
-from graphmem.ingest.rules.hobbies import HOBBY_NOUNS, activity_name
+from graphmem.ingest.rules.health import DIET_NORMAL, DIET_WORDS, DIETS
+from graphmem.ingest.rules.hobbies import HOBBY_NOUNS, PASTIME_NAMES, activity_name
 from graphmem.ingest.rules.text import REJECT_PLACE, strip_article, take_proper
-from graphmem.ingest.rules.work import SCHOOL_WORD
+from graphmem.ingest.rules.work import OCCUPATION_HEADS, SCHOOL_WORD
 
 __all__ = ["BRAND", "BRANDS", "QUESTION_RULES", "RULES", "about_someone_else"]
 
@@ -62,7 +62,7 @@ STUDY_NOUNS = (
 HOME_NOUNS = (
     "place flat apartment house home condo townhouse cottage bungalow loft rental street road neighbourhood "
     "neighborhood garden balcony backyard yard building block landlord landlady neighbours neighbors "
-    "basement attic kitchen lease mortgage council").split()
+    "basement attic kitchen lease mortgage council terrace maisonette brownstone semi").split()
 _KINDS_OF_SCHOOL = ("law medical med grad graduate nursing business art dental vet veterinary film drama music "
                     "culinary cooking design architecture engineering pharmacy journalism").split()
 
@@ -115,12 +115,23 @@ DIET_FOR = rule(rf"(?:^|[,;:]\s+|\bbeen\s+)(?P<diet>{DIET_WORDS})\s+(?:for|since
                 r"like|the\s+last|the\s+past|two|three|four|five|six|seven|eight|nine|ten|\d+|few|couple\s+of|"
                 r"several|many)\s+){0,3}(?:years?|months?|ages|a\s+while|a\s+decade|decades?|uni|university|"
                 r"college|high\s+school|school|\d{4})\b", ("for", "since"))
-DIET_INTO = rule(rf"\b(?:\w+\s+)?(?:weeks?|months?|years?)\s+into\s+(?:being\s+|going\s+|eating\s+)?(?P<diet>{DIET_WORDS})\b",
+DIET_INTO = rule(rf"\b(?:\w+\s+)?(?:days?|weeks?|months?|years?)\s+into\s+(?:being\s+|going\s+|eating\s+)?(?P<diet>{DIET_WORDS})\b",
                  (" into ",))
+# "Day four of keto and ...", "week two of being vegan": a count of days on a diet; the diet word closes the phrase
+# ("day two of the vegan festival" is an outing)
+DIET_DAY_OF = rule(rf"\b(?:(?:day|week|month)\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                   r"thirteen|fourteen|fifteen|twenty|thirty)|(?:first|second|third|fourth|fifth|sixth)\s+(?:day|week|month))"
+                   rf"\s+(?:of|on)\s+(?:my\s+|the\s+)?(?:being\s+|going\s+|eating\s+)?(?P<diet>{DIET_WORDS})(?:\s+diet)?"
+                   r"(?=\s*(?:[,.;:!?]|$|\s+(?:and|but|so|done|down|complete|now|today|here|already)\b))",
+                   tuple(DIETS))
 # in a question only (statements are the health topic's): "I'm pescatarian, what's a good fish?"
 DIET_I_AM = rule(rf"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:an?\s+)?(?:(?:strict|strictly|fully|mostly|now)\s+)?"
                  rf"(?P<diet>{DIET_WORDS})(?![\w-])", ("i'm", "i am", "been"))
 DIET_AS = rule(rf"\bas\s+an?\s+(?P<diet>vegan|vegetarian|veggie|pescatarian|pescetarian)\b", ("as a",))
+# "my keto diet", "our vegan meal plan": the diet the speaker keeps, named by what it is
+DIET_MY = rule(rf"{_POSS}(?:(?:new|strict|current|whole|usual)\s+)?(?P<diet>{DIET_WORDS})\s+(?:diet|lifestyle|journey|meal\s+plan|"
+               r"eating\s+plan|way\s+of\s+eating)\b(?!\s+(?:group|club|forum|friends?|community|books?|blog|page|chat|class|"
+               r"cookbook|recipes?|buddies|account|channel|thread|challenge)\b)", tuple(DIETS))
 _ACT = (r"(?P<act>(?:[A-Za-z]+\s+)?[A-Za-z]+ing(?:\s+[a-z]+)?|(?i:" + _alt(HOBBY_NOUNS) + r"))")
 HOBBY_TAKEN_OVER = rule(
     rf"^{_ACT}\s+keeps\s+me\s+(?:sane|going|grounded|busy|happy|balanced)\b"
@@ -134,6 +145,24 @@ SPEND_DOING = rule(r"\bI\s+spend\s+(?:most|all|many|every|a\s+lot\s+of|my)\s+(?:
                    ("spend",))
 BEEN_DOING = rule(r"\bI(?:'ve|\s+have)\s+been\s+(?P<act>[a-z]+ing)\s+(?:most|every|nearly\s+every|almost\s+every)\s+"
                   r"(?:morning|evening|day|night|weekend|week)s?\b", ("been",))
+
+# "my pottery class", "our Tuesday running club", "my first climbing session": a pastime the speaker does
+_PASTIMES = _alt(sorted(HOBBY_NOUNS | PASTIME_NAMES))
+HOBBY_GROUP = rule(rf"{_POSS}(?:(?:weekly|regular|usual|first|new|evening|morning|lunchtime|local|beginners'?|"
+                   r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+){0,2}"
+                   rf"(?P<act>{_PASTIMES})\s+(?:class|classes|club|group|lessons?|sessions?|practice|meetup|course|crew|buddies|"
+                   r"partner|coach|instructor|teacher)\b", ("class", "club", "group", "lesson", "session", "practice",
+                                                            "meetup", "course", "crew", "buddies", "partner", "coach",
+                                                            "instructor", "teacher"))
+# "As a nurse at St. Jude's, I ...", "as a second-year at Leeds": a role at a place, said of oneself in passing
+AS_ROLE_AT = rule(rf"(?:^|[,;:]\s+|\b(?:I'm|I\s+am|I've\s+been)\s+(?:(?:currently|now|here|writing|asking|speaking|"
+                  rf"working|employed|based)\s+)?)as\s+(?:a|an|the)\s+(?:[a-z-]+\s+){{0,2}}?(?P<role>{_alt(OCCUPATION_HEADS)}|student|first-year|"
+                  r"second-year|third-year|final-year|fresher|freshman|sophomore|undergrad|postgrad|grad\s+student)"
+                  r"\s+(?:at|for|with)\s+(?=[A-Z])", ("as a", "as an", "as the"))
+# "Since going vegan I sleep better", "ever since I went keto": the diet the speaker took up and keeps
+SINCE_GOING = rule(rf"\b(?:since|ever\s+since)\s+(?:going|becoming|turning|switching\s+to|I\s+went|I\s+became|I\s+turned|"
+                   rf"I\s+switched\s+to|I\s+started)\s+(?:fully\s+|strictly\s+)?(?P<diet>{DIET_WORDS})(?![\w-])",
+                   ("since",))
 
 # ------------------------------------------------------------------ someone else's world
 
@@ -249,7 +278,10 @@ _REPLICA = re.compile(r"(?:\s+[\w-]+){0,2}?\s+(?:model|kit|toy|replica|poster|fi
 
 
 def owns_brand(m: re.Match[str], s: Sentence) -> list[Draft]:
-    if about_someone_else(s, m.start()) or ended_here(s, m, former_counts=False) or _REPLICA.match(s.text, m.end()):
+    """ "my Subaru Outback", "an old Yamaha upright my grandma left me": owned. "my" says whose it is, so someone
+    else named earlier in the clause does not make it theirs ("shooting a friend's wedding on my Canon")."""
+    mine = m.groupdict().get("poss") is not None
+    if (not mine and about_someone_else(s, m.start())) or ended_here(s, m, former_counts=False) or _REPLICA.match(s.text, m.end()):
         return []
     thing = " ".join(m["thing"].split())
     return [Draft(s.speaker, "OWNS", thing, f"{s.speaker} owns {thing}", "state", OWN,
@@ -284,12 +316,40 @@ def likes_activity(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, m.end()), dated=False)]
 
 
+def hobby_group(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "my pottery class", "our running club": the speaker does the pastime (nobody else's: "my son's")."""
+    return [] if about_someone_else(s, m.start()) else likes_activity(m, s)
+
+
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|My|we|We|our|Our)\b")
+_STUDENT_ROLES = frozenset("student first-year second-year third-year final-year fresher freshman sophomore undergrad "
+                           "postgrad".split())
+
+
+def as_role_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "As a nurse at St. Jude's, I ..." -> WORKS_AT; "as a second-year at Leeds" -> STUDIES_AT; only in the speaker's
+    own sentence (a first person in it) and never of someone else's role ("she joined as a nurse at X")."""
+    role = " ".join(m["role"].lower().split())
+    if not _FIRST_PERSON.search(s.text) or about_someone_else(s, m.start()):
+        return []
+    if role in _STUDENT_ROLES or role == "grad student":
+        return _studies_at_org(m, s)
+    org = _proper_at(s, m.end())
+    if org is None or not employer_ok(org) or ended_here(s, m, former_counts=False):
+        return []
+    name = strip_article(org.name)
+    return [Draft(s.speaker, "WORKS_AT", name, f"{s.speaker} works at {org.said}", "state", WORK, True,
+                  span=match_span(m, org.end), dated=False)]
+
+
 RULES: tuple[Rule, ...] = (
     Rule(WORK_AT, works_at, False), Rule(WORKING_AT, works_at, False), Rule(STUDY_AT, studies_at, False),
     Rule(HOME_IN, home_in, False), Rule(PLACE_HOME, place_home, False), Rule(HERE_IN, here_in, False),
     Rule(OWNS_BRAND, owns_brand, False), Rule(OWNS_GIVEN, owns_brand, False),
-    Rule(DIET_FOR, diet, False), Rule(DIET_INTO, diet, False), Rule(DIET_AS, diet, False),
+    Rule(DIET_FOR, diet, False), Rule(DIET_INTO, diet, False), Rule(DIET_AS, diet, False), Rule(DIET_DAY_OF, diet, False),
+    Rule(DIET_MY, diet, False),
     Rule(HOBBY_TAKEN_OVER, likes_activity, False), Rule(SPEND_DOING, likes_activity, False),
-    Rule(BEEN_DOING, likes_activity, False),
+    Rule(BEEN_DOING, likes_activity, False), Rule(HOBBY_GROUP, hobby_group, False), Rule(AS_ROLE_AT, as_role_at, False),
+    Rule(SINCE_GOING, diet, False),
 )
 QUESTION_RULES = (*RULES, Rule(DIET_I_AM, diet))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from graphmem.ingest.rules.drafts import HOME, PLAN, Draft, Handler, Rule, Sentence, match_span, subject_of
-from graphmem.ingest.rules.grammar import STOP_NAMES, rule, subject_rule
+from graphmem.ingest.rules.grammar import DWELLINGS, STOP_NAMES, rule, subject_rule
 from graphmem.ingest.rules.text import take_proper
 
 # ------------------------------------------------------------------ patterns
@@ -31,6 +31,16 @@ MOVED = subject_rule(
 # "I live on St. John's Road in Cambridge", "we live on a boat in Seattle": the home is the place after "in"
 LIVES_ON = subject_rule("live[s]?", "BE living", "HAVE been living", "HAVE lived",
                         tail=r"\s+on\s+[^,;:!?]{1,40}?\s+in\s+(?=[A-Z])", keywords=("live", "living", "lived"))
+# "I live a couple of blocks off Lake Shore Drive in Chicago", "we live just outside the ring road in Leeds", "I live
+# two streets from the seafront in Hove": where in the town comes first, the town is the name after "in"; "off" only
+# before a name ("I live off toast in term time" says what one eats)
+_WHERE_IN_TOWN = (r"(?:(?:right|just|about|roughly|only)\s+)?(?:(?:a|one|two|three|four|five|ten|a\s+few|a\s+couple(?:\s+of)?|"
+                  r"\d+)\s+(?:blocks?|streets?|miles?|minutes?|mins?|doors?|roads?|stops?|km|kilometres?|kilometers?)\s+)?"
+                  r"(?:off(?=\s+(?:the\s+)?(?-i:[A-Z]))|near|by|from|next\s+to|outside|behind|opposite|across\s+from|round\s+the\s+corner\s+"
+                  r"from|around\s+the\s+corner\s+from|up\s+the\s+road\s+from|down\s+the\s+road\s+from|close\s+to|walking\s+distance\s+"
+                  r"(?:of|from)|along|beside|above|below)\s+")
+LIVES_NEAR = subject_rule("live[s]?", "BE living", "HAVE been living", "HAVE lived",
+                          tail=rf"\s+{_WHERE_IN_TOWN}[^,;:!?]{{1,40}}?\s+in\s+(?=[A-Z])", keywords=("live", "living", "lived"))
 # "I call Toronto home"
 CALL_HOME = subject_rule("call", "now call", "HAVE called", tail=r"\s+(?=[A-Z][^,.;!?]{0,40}?\s+home\b)",
                          keywords=("home",))
@@ -47,11 +57,14 @@ HOME_IS = rule(r"\b(?:my|our)\s+(?:new\s+)?(?:home|house|place|flat|apartment)\s
 # the place first: "Chicago is my home now", "Boston is where I live", "St. Albans is home these days"
 _PLACE = r"(?P<{}>(?-i:(?:(?:St|Mt|Ft)\.\s)?[A-Z][a-z]+(?:[\s-][A-Z][a-z]+)?))"
 PLACE_IS_HOME = rule(rf"(?:^|[,;:]\s+|\b(?:now|but|so)\s+){_PLACE.format('place')}(?:\s+is|'s)\s+(?:now\s+)?(?:(?:my|our)\s+(?:new\s+)?)?home\b"
-                     rf"|(?:^|[,;:]\s+){_PLACE.format('where')}(?:\s+is|'s)\s+where\s+(?:I|we)\s+(?:now\s+)?live\b", ("home", "live"))
+                     rf"|(?:^|[,;:]\s+){_PLACE.format('where')}(?:\s+is|'s)\s+where\s+(?:I|we)\s+(?:now\s+)?live\b"
+                     # "the council in Leith, where I live, ...": the place, then an aside that says it is home
+                     rf"|\b(?:in|to|from|around|near|of)\s+{_PLACE.format('aside')},\s+where\s+(?:I|we)\s+(?:now\s+|currently\s+|still\s+)?"
+                     rf"live\b", ("home", "live"))
 # "a tiny flat in Queens", "the east side of Austin": the place is the name after the dwelling
 _DWELLING = re.compile(
-    r"(?:a|an|the|my|our|this|that)\s+(?:[\w-]+\s+){0,3}?(?:apartment|flat|house|home|place|condo|studio|room|"
-    r"townhouse|cottage|bungalow|loft|dorm|neighbou?rhood|suburb|side|part|area|town|village|city)\s+(?:in|of)\s+",
+    rf"(?:a|an|the|my|our|this|that)\s+(?:[\w-]+\s+){{0,3}}?(?:{DWELLINGS}|dorm|neighbou?rhood|suburb|side|part|area|town|"
+    r"village|city)\s+(?:in|of)\s+",
     re.IGNORECASE)
 
 
@@ -129,7 +142,7 @@ def home_is(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 def place_is_home(m: re.Match[str], s: Sentence) -> list[Draft]:
-    name = m["place"] or m["where"]
+    name = m["place"] or m["where"] or m["aside"]
     if name.split()[0].lower() in STOP_NAMES:
         return []  # "This is home", "Here is where I live"
     return [Draft(s.speaker, "LIVES_IN", name, f"{s.speaker} lives in {name}", "state", HOME, True,
@@ -158,5 +171,6 @@ RULES: tuple[Rule, ...] = (
     Rule(IS_FROM, place("IS_FROM", "{s} is from {o}", single=True)),
     Rule(HOME_IS, home_is),
     Rule(LIVES_ON, place("LIVES_IN", "{s} lives in {o}", single=True)),
+    Rule(LIVES_NEAR, place("LIVES_IN", "{s} lives in {o}", single=True)),
     Rule(CALL_HOME, call_home), Rule(PLACE_IS_HOME, place_is_home, False), Rule(SETTLED, place("LIVES_IN", "{s} lives in {o}", single=True)),
 )

@@ -156,7 +156,9 @@ _RUN_TAIL = rf"(?:(?:'s(?=[ ]+[A-Z]))?(?:\s+(?:of|de|upon|&)\s+|[ ]|-){NOT_STOP}
 # and a name that is a possessive ("King's", "McDonald's") when nothing it could own follows
 _NAME_POSSESSIVE = (r"(?:'s(?=\s*[,.;:!?)]|\s*$|\s+(?:in|on|at|last|this|and|but|for|since|after|before|back|when|so|"
                     r"because|until|now|two|three|four|five|a\s+(?:year|month|week)|years|months|weeks|ago)\b))?")
-_PROPER_RUN = re.compile(rf"(?P<the>the\s+)?(?P<run>{_TITLE}{_PWORD}{_RUN_TAIL}(?:'s\b)?|{_PWORD}{_RUN_TAIL}{_NAME_POSSESSIVE})")
+# "U of T", "U of Manitoba": a university by its initial
+_U_OF = rf"U[ ]of[ ][A-Z](?:[a-z]+|[A-Z]*)\b(?:[ ]{NOT_STOP}{_PWORD})*"
+_PROPER_RUN = re.compile(rf"(?P<the>the\s+)?(?P<run>{_U_OF}|{_TITLE}{_PWORD}{_RUN_TAIL}(?:'s\b)?|{_PWORD}{_RUN_TAIL}{_NAME_POSSESSIVE})")
 
 
 def take_proper(text: str, pos: int, limit: int, allow_lower: bool = True) -> Piece | None:

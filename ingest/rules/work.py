@@ -86,7 +86,7 @@ ORG_WORD = re.compile(
     r"Associates|Logistics|Systems|Technologies|Solutions|Consulting|Agency|Foundation|Institute|University|College|"
     r"School|Academy|Council|Ministry|Department|Services|Media|Press|Capital|Insurance|Pharma|Motors|Airlines?|"
     r"Union|Industries|Holdings|Software|Networks|Energy|Bakery|Restaurant|Hotel|Museum|Library)\b")
-SCHOOL_WORD = re.compile(r"\b(?:University|College|Uni|Polytechnic|Conservatory)\b")
+SCHOOL_WORD = re.compile(r"\b(?:University|College|Uni|Polytechnic|Conservatory)\b|\bU\s+of\s+[A-Z]")  # "U of T"
 _NOT_AN_EMPLOYER_NAME = re.compile(r"\b(?:Club|Gym|Team|League|Choir|Band|Society|Community|Facebook|Instagram|"
                                    r"TikTok|Twitter|Reddit|Discord|Slack)\b")
 END_WORK_ANYMORE = subject_rule("DONT work", "BE not working", tail=r"\s+(?:at|for)\s+")

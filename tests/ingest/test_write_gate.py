@@ -32,6 +32,10 @@ def decisions(mem) -> int:
     ("I'm going to a conference this month.", "PLANS", "a conference", "active"),
     ("Remember that I'm exhausted today.", "FEELS", "exhausted", "active"),
     ("I'm tired today, but I work at Airbus.", "WORKS_AT", "Airbus", "active"),
+    # a bond named by a possessive holds whatever the time marker dates; the stay itself does not
+    ("My husband Tariq and I are eating out tonight.", "MARRIED_TO", "Tariq", "active"),
+    ("The tyre light came on in my Skoda Octavia today.", "OWNS", "Skoda Octavia", "active"),
+    ("I'm staying at my sister's flat in Leeds tonight.", "LIVES_IN", "Leeds", "candidate"),
 ])
 def test_the_gate_stops_passing_states_and_keeps_lasting_ones(turn, predicate, obj, status):
     found, why = write_gate.signals(turn, predicate, obj, confidence=0.8, importance=0.5)
