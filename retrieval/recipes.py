@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from graphmem.schema.errors import InvalidInput
 from graphmem.retrieval.feedback import FeedbackConfig
 from graphmem.retrieval.session_dense import SessionPriorConfig
+from graphmem.retrieval.session_rank import SessionTailConfig
 
 
 class FactList(StrEnum):
@@ -96,6 +97,9 @@ class SearchRecipe(BaseModel):
     max_turn_chars: int = 400
     time_filter: bool = Field(True, description="keep facts by the question's time mode; off only for the no_time ablation")
     time_prior: float = Field(1.0, ge=0.0, description="RRF weight of the turns of sessions dated in the question's named time (`retrieval.time_prior`); 0 is off; chosen on the LoCoMo tuning split, checked on reporting and LongMemEval (README)")
+    time_prior_until_now: bool = Field(False, description="the time prior's range is cut at the question's `now` "
+                                       "(`retrieval.time_prior.until`): a named time after `now` gets no list; README, "
+                                       "eighth round")
     fact_turn_stride: int = Field(0, ge=0, description="the best source turn of fact i ranks at i * stride or better (`retrieval.fact_turns`); 0 is off")
     session_cap: int = Field(0, ge=0, description="at most this many turns of one session among the first `limit` (`retrieval.session_cap`); 0 is off")
     fusion: Fusion = Field(Fusion.LEARNED, description="how the turn lists are fused; LEARNED: the linear scorer of "
@@ -120,6 +124,10 @@ class SearchRecipe(BaseModel):
     session_prior: SessionPriorConfig | None = Field(
         None, description="sessions ranked by the centroid of their stored turn vectors reorder the fused turns "
                           "(`retrieval.session_dense`); None is off; opt-in (README, sixth round)")
+    session_tail: SessionTailConfig | None = Field(
+        None, description="the turns after the first `head` cover the sessions ranked by their documents' BM25 "
+                          "and their fused first appearance (`retrieval.session_rank`); None is off; README, eighth "
+                          "round")
 
 
 HYBRID_RRF = SearchRecipe(name="hybrid_rrf")
