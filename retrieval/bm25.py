@@ -256,8 +256,8 @@ class BM25Index:
         same parameters. `self` is unchanged.
 
         Example:
-            >>> turns = BM25Index.build(["t1", "t2", "t3"], ["tea", "green tea", "milk"])
-            >>> turns.regrouped(["s1", "s2"], turns.counts[[0, 2]]).search("tea", k=5)[0].doc_id
+            >>> turns = BM25Index.build(["t1", "t2", "t3", "t4"], ["tea", "green tea", "milk", "bread"])
+            >>> turns.regrouped(["s1", "s2", "s3"], turns.counts[[1, 2, 3]]).search("tea", k=5)[0].doc_id
             's1'
         """
         if counts.shape[1] != len(self._vocab) or counts.shape[0] != len(doc_ids):

@@ -48,7 +48,7 @@ from graphmem.retrieval.tokenize import tokenize
 from graphmem.retrieval.session_cap import cap_sessions
 from graphmem.retrieval import session_dense
 from graphmem.retrieval import session_rank
-from graphmem.retrieval.time_prior import time_list
+from graphmem.retrieval.time_prior import time_list, until
 from graphmem.retrieval import query_parts
 from graphmem.retrieval.turn_views import view_lists
 from graphmem.schema import time as t
@@ -186,7 +186,7 @@ def _session_prior(ctx, user_id: str, idx: UserIndexes, ranked: list[str], vecto
 
 
 def _session_tail(ctx, user_id: str, idx: UserIndexes, plan: QueryPlan, ranked: list[str], vector,
-                  bm25_scores: np.ndarray | None, recipe: SearchRecipe) -> list[str]:
+                  bm25_scores: np.ndarray | None, recipe: SearchRecipe, now: datetime) -> list[str]:
     """The turns after the first `head` reordered so the first ones cover the best sessions,
     sessions ranked by their documents' BM25 with their fused first appearance
     (`retrieval.session_rank`); off when `recipe.session_tail` is None."""
@@ -201,10 +201,13 @@ def _session_tail(ctx, user_id: str, idx: UserIndexes, plan: QueryPlan, ranked: 
         index = session_rank.session_index(idx, cfg.own)
         if index is not None:
             orders.append((session_rank.ranked_sessions(index, plan.text), cfg.bm25))
-    if cfg.dense:
+    if cfg.dense or cfg.dated:
         sv = session_dense.vectors_of(ctx.store, user_id, idx, False)
-        if sv is not None:
-            orders.append((session_rank.dense_sessions(table, sv.turns, vector), cfg.dense))
+        dense = session_rank.dense_sessions(table, sv.turns, vector) if sv is not None else []
+        orders.append((dense, cfg.dense))
+        cut = until(plan.range_start, plan.range_end, now) if plan.time_words and plan.mode == "as_of" else None
+        if cfg.dated and cut is not None:
+            orders.append((session_rank.dated_sessions(table, dense, *cut), cfg.dated))
     order = session_rank.fuse_orders(orders, cfg.rrf_k)
     present = set(session_of.values())
     wanted = [s for s in order[: cfg.sessions * 3] if s not in present]
@@ -506,7 +509,7 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
         fused_turns = _fuse_turns(idx, plan, turn_lists, recipe, extra, turn_scores)
     ranked_turns = _reorder_turns(idx, fused_turns, facts, recipe, limit)
     ranked_turns = _session_prior(ctx, user_id, idx, ranked_turns, vector, recipe)
-    ranked_turns = _session_tail(ctx, user_id, idx, plan, ranked_turns, vector, turn_scores, recipe)
+    ranked_turns = _session_tail(ctx, user_id, idx, plan, ranked_turns, vector, turn_scores, recipe, now)
     best = max(best_fact, best_turn)
     signals = _abstain_signals(ctx, user_id, idx, plan, best, masked_vector, view)
     abstain, reason = abstention.decide(signals)

@@ -12,9 +12,13 @@ the term counts of all its turns summed (in a memory where a ``user`` talks with
 assistant, of the user's own turns where the session has some: the assistant's long
 answers repeat every topic), scored by BM25 against the question like any document.
 A session that comes back to the question's words in several turns outranks one
-turn that happens to share many of them. Optionally, also by its best turn's cosine
-to the question (the stored turn vectors; no new embedding). These rankings and the
-sessions' first appearance in the fused turn order are fused by weighted RRF.
+turn that happens to share many of them. Also by its best turn's cosine to the
+question over all its turns (the stored turn vectors; no new embedding), and, when
+the question names a time, the sessions dated in it (cut at `now`) by that cosine:
+a question about "10 days ago" has its answer in one of the few sessions of that
+day even when the words differ. These rankings and the sessions' first appearance
+in the fused turn order are fused by weighted RRF (equal weights, k 5, fixed in
+advance as elsewhere).
 
 `tail` then keeps the first `head` fused turns as they are (recall@10 cannot move),
 and after them puts one turn of each next session of that order not yet seen (its
@@ -53,7 +57,9 @@ class SessionTailConfig(BaseModel):
     sessions: int = Field(10, ge=1, description="sessions the first turns should cover")
     fused: float = Field(1.0, ge=0.0, description="RRF weight of the sessions' first appearance in the fused turns")
     bm25: float = Field(1.0, ge=0.0, description="RRF weight of the session documents ranked by BM25")
-    dense: float = Field(0.0, ge=0.0, description="RRF weight of the sessions ranked by their best turn's cosine")
+    dense: float = Field(1.0, ge=0.0, description="RRF weight of the sessions ranked by their best turn's cosine")
+    dated: float = Field(1.0, ge=0.0, description="RRF weight of the sessions dated in the time the question names "
+                                                  "(cut at `now`, `time_prior.until`), by their best turn's cosine")
     own: bool = Field(True, description="in a user-assistant memory, a session document is the user's own turns "
                                         "where the session has some")
     rrf_k: int = Field(5, ge=1, description="k of the RRF over the session rankings")
@@ -103,8 +109,25 @@ def dense_sessions(table: TurnTable, turn_vectors: np.ndarray, query: Sequence[f
     if not len(turn_vectors) or norm == 0:
         return []
     sims = turn_vectors @ (q / norm)
-    best = {s: float(sims[list(m)].max()) for s, m in table.members.items()}
-    return sorted(best, key=lambda s: -best[s])
+    ids = list(table.members)
+    grouped = np.concatenate([np.asarray(table.members[s], dtype=np.int64) for s in ids])
+    starts = np.cumsum([0] + [len(table.members[s]) for s in ids[:-1]])
+    best = np.maximum.reduceat(sims[grouped], starts)
+    return [ids[i] for i in np.argsort(-best, kind="stable")]
+
+
+def dated_sessions(table: TurnTable, dense_order: Sequence[str], start, end) -> list[str]:
+    """The sessions of `dense_order` dated within [start, end) (`time_prior.in_range`, its slack);
+    empty without a range, or when no session or every session is in it."""
+    from graphmem.retrieval.time_prior import in_range
+
+    if (start is None and end is None) or not table.times:
+        return []
+    mask = in_range(table.times, start, end)
+    if not mask.any() or mask.all():
+        return []
+    inside = {table.sessions[i] for i in np.flatnonzero(mask)}
+    return [s for s in dense_order if s in inside]
 
 
 def fuse_orders(orders: Sequence[tuple[Sequence[str], float]], k: int) -> list[str]:

@@ -8,10 +8,12 @@ import numpy as np
 
 from graphmem.retrieval import search as search_module
 from graphmem.retrieval.bm25 import BM25Index
-from graphmem.retrieval.recipes import DEFAULT_RECIPE
+from graphmem.retrieval.recipes import (
+    BM25_ONLY, DEFAULT_RECIPE, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, VECTOR_ONLY,
+)
 from graphmem.retrieval.session_rank import (
-    SessionTailConfig, best_turn_by_scores, dense_sessions, fuse_orders, ranked_sessions, session_documents,
-    session_index, tail,
+    SessionTailConfig, best_turn_by_scores, dated_sessions, dense_sessions, fuse_orders, ranked_sessions,
+    session_documents, session_index, tail,
 )
 from graphmem.retrieval.time_prior import time_list, until
 from graphmem.retrieval.turn_views import TurnTable
@@ -78,7 +80,7 @@ def test_the_tail_keeps_the_head_and_brings_the_next_best_session():
     assert tail(["y1", "z1", "z2", "x1"], s, ["Y", "X", "Z"], {}, head=1, sessions=2) == ["y1", "x1", "z1", "z2"]
 
 
-def test_the_knob_reorders_the_search_and_is_off_by_default(memory):
+def test_the_knob_reorders_the_search(memory):
     """Through `Memory.search`: with the tail (head 0, one session, the session documents' BM25
     alone) the first turn cited is from the session that keeps coming back to the question's
     words, not from the session holding the one best single turn."""
@@ -92,13 +94,24 @@ def test_the_knob_reorders_the_search_and_is_off_by_default(memory):
         memory.write("u", [{"role": "user", "content": f"{f} on day {d}"} for f in filler[:2]], f"2024-05-1{d}",
                      session_id=f"D{d}")
     now = datetime(2024, 6, 1, tzinfo=UTC)
-    assert DEFAULT_RECIPE.session_tail is None
-    before = memory.search("u", "zucchini harvest", now=now, limit=30)
+    before = memory.search("u", "zucchini harvest", now=now, limit=30, recipe=HYBRID_NO_SESSION_TAIL)
     assert before.episodes[0].content == "zucchini harvest"
-    recipe = DEFAULT_RECIPE.model_copy(update={"session_tail": SessionTailConfig(head=0, sessions=1, fused=0.0)})
+    recipe = DEFAULT_RECIPE.model_copy(update={"session_tail": SessionTailConfig(head=0, sessions=1, fused=0.0,
+                                                                                  dense=0.0, dated=0.0)})
     after = memory.search("u", "zucchini harvest", now=now, recipe=recipe, limit=30)
     assert " note " in after.episodes[0].content
     assert {e.content for e in after.episodes} == {e.content for e in before.episodes}  # reordered, nothing lost
+
+
+def test_the_default_has_the_tail_after_ten_turns_and_the_ablations_switch_it():
+    from graphmem.evals.systems.registry import ABLATIONS
+
+    cfg = DEFAULT_RECIPE.session_tail
+    assert (cfg.head, cfg.sessions, cfg.fused, cfg.bm25, cfg.dense, cfg.dated) == (10, 10, 1.0, 1.0, 1.0, 1.0)
+    assert HYBRID_NO_SESSION_TAIL.session_tail is None and ABLATIONS["no_session_tail"].session_tail is None
+    assert BM25_ONLY.session_tail is None and VECTOR_ONLY.session_tail is None
+    assert not DEFAULT_RECIPE.time_prior_until_now and ABLATIONS["time_until_now"].time_prior_until_now
+    assert HYBRID_TIME_UNTIL_NOW.time_prior_until_now
 
 
 def _utc(*a):
@@ -125,6 +138,17 @@ def test_time_list_with_now_leaves_out_sessions_dated_after_it():
     assert time_list(idx, plan, [], 10, scores, now=_utc(2023, 5, 3)) == []
 
 
+def test_dated_sessions_keep_the_dense_order_of_the_sessions_in_the_range():
+    rows = [{"uuid": u, "session_id": s, "speaker": "user", "session_time": d} for u, s, d in (
+        ("a", "A", "2023-03-15T09:00:00+00:00"), ("b", "B", "2023-03-15T18:00:00+00:00"),
+        ("c", "C", "2023-03-01T09:00:00+00:00"), ("d", "D", "2023-03-16T09:00:00+00:00"))]
+    table = TurnTable.of(["a", "b", "c", "d"], rows)
+    dense = ["C", "D", "B", "A"]
+    assert dated_sessions(table, dense, _utc(2023, 3, 15), _utc(2023, 3, 16)) == ["D", "B", "A"]  # +-1 day
+    assert dated_sessions(table, dense, None, None) == []
+    assert dated_sessions(table, dense, _utc(2023, 1, 1), _utc(2023, 12, 1)) == []  # every session: no signal
+
+
 def test_search_passes_now_to_the_time_prior_only_when_the_recipe_says(memory, monkeypatch):
     seen = []
     real = search_module.time_list
@@ -137,6 +161,5 @@ def test_search_passes_now_to_the_time_prior_only_when_the_recipe_says(memory, m
     memory.write("u", [{"role": "user", "content": "I cooked risotto for dinner"}], "2024-05-01")
     now = _utc(2024, 5, 8)
     memory.search("u", "What should I cook this weekend?", now=now)
-    memory.search("u", "What should I cook this weekend?", now=now,
-                  recipe=DEFAULT_RECIPE.model_copy(update={"time_prior_until_now": True}))
+    memory.search("u", "What should I cook this weekend?", now=now, recipe=HYBRID_TIME_UNTIL_NOW)
     assert seen == [None, now]
