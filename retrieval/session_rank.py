@@ -108,7 +108,9 @@ def dense_sessions(table: TurnTable, turn_vectors: np.ndarray, query: Sequence[f
     norm = np.linalg.norm(q)
     if not len(turn_vectors) or norm == 0:
         return []
-    sims = turn_vectors @ (q / norm)
+    # einsum, not `@`: a threaded BLAS spins its idle threads on a product this small, which cost
+    # ~30 ms of process CPU per search on 2,234 turns for under 1 ms of work
+    sims = np.einsum("ij,j->i", turn_vectors, q / norm)
     ids = list(table.members)
     grouped = np.concatenate([np.asarray(table.members[s], dtype=np.int64) for s in ids])
     starts = np.cumsum([0] + [len(table.members[s]) for s in ids[:-1]])
