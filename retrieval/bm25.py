@@ -250,6 +250,22 @@ class BM25Index:
         best = hits[np.lexsort((hits, -scores[hits]))][:k]
         return [Scored(self._doc_ids[i], float(scores[i])) for i in best]
 
+    def regrouped(self, doc_ids: Sequence[str], counts: sp.csr_matrix) -> BM25Index:
+        """A new index over other documents made of this one's terms: `counts` is
+        documents x this index's term columns (e.g. sums of its rows, one per session);
+        same parameters. `self` is unchanged.
+
+        Example:
+            >>> turns = BM25Index.build(["t1", "t2", "t3", "t4"], ["tea", "green tea", "milk", "bread"])
+            >>> turns.regrouped(["s1", "s2", "s3"], turns.counts[[1, 2, 3]]).search("tea", k=5)[0].doc_id
+            's1'
+        """
+        if counts.shape[1] != len(self._vocab) or counts.shape[0] != len(doc_ids):
+            raise InvalidInput(f"counts of shape {counts.shape} for {len(doc_ids)} documents of {len(self._vocab)} terms")
+        ids = tuple(doc_ids)
+        return BM25Index(ids, {d: i for i, d in enumerate(ids)}, dict(self._vocab), sp.csr_matrix(counts, copy=True),
+                         self._params)
+
     def term_ids(self, terms: Sequence[str]) -> list[int]:
         """Column ids of the indexed `terms` (tokenized already); unknown ones are skipped."""
         return [t for t in (self._vocab.get(term) for term in terms) if t is not None]

@@ -47,7 +47,8 @@ from graphmem.retrieval.feedback import expanded_scores
 from graphmem.retrieval.tokenize import tokenize
 from graphmem.retrieval.session_cap import cap_sessions
 from graphmem.retrieval import session_dense
-from graphmem.retrieval.time_prior import time_list
+from graphmem.retrieval import session_rank
+from graphmem.retrieval.time_prior import time_list, until
 from graphmem.retrieval import query_parts
 from graphmem.retrieval.turn_views import view_lists
 from graphmem.schema import time as t
@@ -182,6 +183,37 @@ def _session_prior(ctx, user_id: str, idx: UserIndexes, ranked: list[str], vecto
     wanted = [s for s in order[: cfg.sessions * 3] if s not in present]
     best = {s: turns[0] for s in wanted if (turns := sv.best_turns(table, vector, s, 1))}
     return session_dense.promote_sessions(ranked, session_of, order, best, cfg.head, cfg.sessions)
+
+
+def _session_tail(ctx, user_id: str, idx: UserIndexes, plan: QueryPlan, ranked: list[str], vector,
+                  bm25_scores: np.ndarray | None, recipe: SearchRecipe, now: datetime) -> list[str]:
+    """The turns after the first `head` reordered so the first ones cover the best sessions,
+    sessions ranked by their documents' BM25 with their fused first appearance
+    (`retrieval.session_rank`); off when `recipe.session_tail` is None."""
+    cfg = recipe.session_tail
+    table = idx.turns
+    if cfg is None or not ranked or table is None or not table.uuids or bm25_scores is None:
+        return ranked
+    pos = table.position()
+    session_of = {u: table.sessions[pos[u]] for u in ranked if u in pos}
+    orders = [(list(dict.fromkeys(session_of[u] for u in ranked if u in session_of)), cfg.fused)]
+    if cfg.bm25:
+        index = session_rank.session_index(idx, cfg.own)
+        if index is not None:
+            orders.append((session_rank.ranked_sessions(index, plan.text), cfg.bm25))
+    if cfg.dense or cfg.dated:
+        sv = session_dense.vectors_of(ctx.store, user_id, idx, False)
+        dense = session_rank.dense_sessions(table, sv.turns, vector) if sv is not None else []
+        orders.append((dense, cfg.dense))
+        cut = until(plan.range_start, plan.range_end, now) if plan.time_words and plan.mode == "as_of" else None
+        if cfg.dated and cut is not None:
+            orders.append((session_rank.dated_sessions(table, dense, *cut), cfg.dated))
+    order = session_rank.fuse_orders(orders, cfg.rrf_k)
+    present = set(session_of.values())
+    wanted = [s for s in order[: cfg.sessions * 3] if s not in present]
+    mask = table.own_turns if cfg.own and table.own_turns.any() else None
+    best = session_rank.best_turn_by_scores(table, bm25_scores, wanted, mask)
+    return session_rank.tail(ranked, session_of, order, best, cfg.head, cfg.sessions)
 
 
 def _pool_rows(ctx, user_id: str, pool: list[str], first: int) -> Iterator[dict]:
@@ -468,7 +500,8 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     facts = _rank_facts(ctx, user_id, fused, plan, now, known_at, limit, recipe, distance, scopes)
     turn_scores = idx.episodes.scores(plan.text) if len(idx.episodes) else None
     turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe, turn_scores, view)
-    extra = [(time_list(idx, plan, turn_lists.get(TurnList.VECTOR, []), recipe.candidates, turn_scores),
+    extra = [(time_list(idx, plan, turn_lists.get(TurnList.VECTOR, []), recipe.candidates, turn_scores,
+                        now if recipe.time_prior_until_now else None),
               recipe.time_prior)] if recipe.time_prior else []
     if recipe.fusion == Fusion.LEARNED and idx.turns is not None and learned_fusion.applies(idx.turns.own_turns):
         fused_turns = _learned_turns(idx, plan, turn_lists, extra[0][0] if extra else [], recipe, turn_scores)
@@ -476,6 +509,7 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
         fused_turns = _fuse_turns(idx, plan, turn_lists, recipe, extra, turn_scores)
     ranked_turns = _reorder_turns(idx, fused_turns, facts, recipe, limit)
     ranked_turns = _session_prior(ctx, user_id, idx, ranked_turns, vector, recipe)
+    ranked_turns = _session_tail(ctx, user_id, idx, plan, ranked_turns, vector, turn_scores, recipe, now)
     best = max(best_fact, best_turn)
     signals = _abstain_signals(ctx, user_id, idx, plan, best, masked_vector, view)
     abstain, reason = abstention.decide(signals)

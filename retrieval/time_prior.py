@@ -45,9 +45,34 @@ def dated_turns(table: TurnTable, bm25_scores: np.ndarray, vector_list: Sequence
     return list(dict.fromkeys(by_words + by_meaning))[:n]
 
 
-def time_list(idx, plan, vector_list: Sequence[str], n: int, bm25_scores: np.ndarray | None) -> list[str]:
+def until(start: datetime | None, end: datetime | None, now: datetime | None
+          ) -> tuple[datetime | None, datetime | None] | None:
+    """The range cut at `now`: a question asked at `now` about "this weekend" or "next month"
+    can only be answered by what was said before `now`, and no session dated after it is
+    what the named time refers to. None when the whole range lies after `now` (pure).
+
+    Example:
+        >>> from datetime import datetime as d
+        >>> until(d(2023, 5, 6), d(2023, 5, 8), d(2023, 5, 3)) is None
+        True
+        >>> until(d(2023, 5, 1), d(2023, 6, 1), d(2023, 5, 3))
+        (datetime.datetime(2023, 5, 1, 0, 0), datetime.datetime(2023, 5, 3, 0, 0))
+    """
+    if now is None:
+        return start, end
+    if start is not None and start > now:
+        return None
+    return start, now if end is None or end > now else end
+
+
+def time_list(idx, plan, vector_list: Sequence[str], n: int, bm25_scores: np.ndarray | None,
+              now: datetime | None = None) -> list[str]:
     """`dated_turns` for a question that names a time (`plan.time_words`); else empty.
-    `bm25_scores`: the question's scores over every turn (None: there are no turns)."""
+    `bm25_scores`: the question's scores over every turn (None: there are no turns).
+    With `now`, the range is cut there first (`until`; `SearchRecipe.time_prior_until_now`)."""
     if idx.turns is None or bm25_scores is None or not plan.time_words or plan.mode != "as_of":
         return []
-    return dated_turns(idx.turns, bm25_scores, vector_list, plan.range_start, plan.range_end, n)
+    cut = until(plan.range_start, plan.range_end, now)
+    if cut is None:
+        return []
+    return dated_turns(idx.turns, bm25_scores, vector_list, cut[0], cut[1], n)

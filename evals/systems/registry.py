@@ -37,6 +37,11 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
   question's parts ranked apart (`retrieval.query_parts`) / the assistant's turns not
   weighed down (``hybrid_no_parts``, ``hybrid_no_own_first``; both in the default since
   issue 12's seventh round);
+- ``no_session_tail``: the turns after the first 10 keep the fused order instead of covering the
+  best sessions (`retrieval.session_rank`; ``hybrid_no_session_tail``; in the default since
+  issue 12's eighth round);
+- ``time_until_now``: the time prior's range cut at the question's ``now``
+  (`retrieval.time_prior.until`; ``hybrid_time_until_now``, opt-in, eighth round);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -54,7 +59,7 @@ from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import (
     DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_LEARNED, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP,
-    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
+    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
 )
 
 
@@ -92,6 +97,8 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "user_neighbours": HYBRID_USER_NEIGHBOURS,
     "no_parts": HYBRID_NO_PARTS,
     "no_own_first": HYBRID_NO_OWN_FIRST,
+    "no_session_tail": HYBRID_NO_SESSION_TAIL,
+    "time_until_now": HYBRID_TIME_UNTIL_NOW,
 }
 
 

@@ -64,7 +64,7 @@ def test_memory_search_with_the_feedback_recipe_finds_the_unworded_turn(memory):
     for i, text in enumerate(TURNS):
         memory.write("p", [{"role": "user", "speaker": "user", "content": text}], f"2024-03-{i + 1:02d}")
     bm25 = SearchRecipe(name="bm25_turns", time_prior=0.0, fact_weights={FactList.BM25: 1.0},
-                        turn_weights={TurnList.BM25: 1.0}, feedback=None)
+                        turn_weights={TurnList.BM25: 1.0}, feedback=None, session_tail=None)
     plain = memory.search("p", QUESTION, now=NOW, recipe=bm25)
     fed = memory.search("p", QUESTION, now=NOW,
                         recipe=bm25.model_copy(update={"feedback": get_recipe("hybrid_prf").feedback}))

@@ -106,7 +106,7 @@ def _write_one_long_session(memory):
 def test_session_tail_keeps_the_first_ten_turns_and_covers_more_sessions_after_them(memory):
     _write_one_long_session(memory)
     question = "What did I say about the glacier hike?"
-    plain = memory.search("p", question, now=NOW, limit=25)
+    plain = memory.search("p", question, now=NOW, limit=25, recipe=get_recipe("hybrid_no_session_tail"))
     tail = memory.search("p", question, now=NOW, limit=25, recipe=get_recipe("hybrid_session_tail"))
     by_turn = {row.turn_id: row.session_id for row in memory.inspect().episodes("p")}
 
