@@ -10,8 +10,9 @@ a reader never sees a half-built one).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from graphmem.graph import cypher as q
 
@@ -19,6 +20,8 @@ if TYPE_CHECKING:  # bm25 imports scipy, which `graphmem facts` never needs
     from graphmem.retrieval.bm25 import BM25Index
     from graphmem.retrieval.turn_views import TurnTable
     from graphmem.graph.store import Store
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -32,8 +35,16 @@ class UserIndexes:
     scopes: frozenset[str] = frozenset()  # every scope a fact or turn here has
     narrowed: dict = field(default_factory=dict, compare=False, repr=False)  # `retrieval.scoped`'s cache
     turns: TurnTable | None = None  # session and speaker of each turn, in `episodes` order
-    derived: dict = field(default_factory=dict, compare=False, repr=False)  # per-version caches (`retrieval.session_dense`)
+    derived: dict = field(default_factory=dict, compare=False, repr=False)  # `derive`'s cache
     subject_relations: frozenset[tuple[str, str]] = frozenset()  # (subject key, relation) of every fact, any scope
+
+    def derive(self, key: Hashable, build: Callable[[], T]) -> T:
+        """What `build` computes from this graph version, computed once: the indexes are
+        rebuilt when the version changes, so the value goes with them (session documents,
+        session vectors)."""
+        if key not in self.derived:
+            self.derived[key] = build()
+        return self.derived[key]
 
 
 class WarmIndexes:

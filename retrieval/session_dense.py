@@ -106,19 +106,19 @@ class SessionVectors:
 
 def vectors_of(store, user_id: str, idx, own: bool) -> SessionVectors | None:
     """The memory's `SessionVectors`, read from the store once per graph version and
-    kind (cached on `idx.derived`); None when it holds no turns."""
+    kind (`UserIndexes.derive`); None when it holds no turns."""
     table = idx.turns
     if table is None or not table.uuids:
         return None
-    key = ("session_vectors", own)
-    cached = idx.derived.get(key)
-    if cached is None:
+
+    def read() -> SessionVectors:
         from graphmem.graph import cypher as q
 
         rows = store.run(user_id, q.episode_vectors(), read_only=True)
         vectors = {r["uuid"]: r["v"] for r in rows if r["v"] is not None}
-        cached = idx.derived[key] = SessionVectors.of(table, vectors, table.own_turns if own else None)
-    return cached
+        return SessionVectors.of(table, vectors, table.own_turns if own else None)
+
+    return idx.derive(("session_vectors", own), read)
 
 
 def _unit(v: Sequence[float]) -> np.ndarray:

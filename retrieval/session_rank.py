@@ -28,7 +28,7 @@ promote_sessions`). With the default packet (limit 10) and head 10 the packet is
 unchanged; the reorder acts on longer contexts (the harness cites 25 turns).
 
 The session document index is built once per graph version from the turn BM25
-index's counts (a sparse product; cached on `UserIndexes.derived`). Opt-in or
+index's counts (a sparse product; `UserIndexes.derive`). Opt-in or
 default per `SearchRecipe.session_tail` (README, "Retrieval ablation", eighth round).
 """
 
@@ -85,16 +85,12 @@ def session_documents(table: TurnTable, counts: sp.csr_matrix, own: bool) -> tup
 
 def session_index(idx, own: bool) -> BM25Index | None:
     """A BM25 index over the memory's session documents, built once per graph version and kind
-    (cached on `idx.derived`); None without turns."""
+    (`UserIndexes.derive`); None without turns."""
     table = idx.turns
     if table is None or not table.uuids:
         return None
-    key = ("session_bm25", own)
-    cached = idx.derived.get(key)
-    if cached is None:
-        ids, counts = session_documents(table, idx.episodes.counts, own)
-        cached = idx.derived[key] = idx.episodes.regrouped(ids, counts)
-    return cached
+    return idx.derive(("session_bm25", own),
+                      lambda: idx.episodes.regrouped(*session_documents(table, idx.episodes.counts, own)))
 
 
 def ranked_sessions(index: BM25Index, query: str) -> list[str]:
@@ -139,13 +135,10 @@ def fuse_orders(orders: Sequence[tuple[Sequence[str], float]], k: int) -> list[s
         >>> fuse_orders([(["A", "B", "C"], 1.0), (["C", "B"], 1.0)], k=5)
         ['C', 'B', 'A']
     """
-    score: dict[str, float] = {}
-    for order, weight in orders:
-        if weight <= 0:
-            continue
-        for i, s in enumerate(dict.fromkeys(order), start=1):
-            score[s] = score.get(s, 0.0) + weight / (k + i)
-    return sorted(score, key=lambda s: -score[s])
+    from graphmem.retrieval.fusion import rrf  # fusion -> recipes -> this module
+
+    kept = [(list(dict.fromkeys(order)), weight) for order, weight in orders if weight > 0]
+    return [s.doc_id for s in rrf([order for order, _ in kept], k, [weight for _, weight in kept])]
 
 
 def best_turn_by_scores(table: TurnTable, scores: np.ndarray, sessions: Sequence[str],

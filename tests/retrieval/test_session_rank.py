@@ -8,6 +8,7 @@ import numpy as np
 
 from graphmem.retrieval import search as search_module
 from graphmem.retrieval.bm25 import BM25Index
+from graphmem.retrieval.index import UserIndexes
 from graphmem.retrieval.recipes import (
     BM25_ONLY, DEFAULT_RECIPE, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, VECTOR_ONLY,
 )
@@ -31,7 +32,7 @@ INDEX = BM25Index.build([r["uuid"] for r in ROWS], [r["text"] for r in ROWS])
 
 
 def _idx():
-    return SimpleNamespace(turns=TABLE, episodes=INDEX, derived={})
+    return UserIndexes(version=1, facts=INDEX, episodes=INDEX, turns=TABLE)
 
 
 def test_session_documents_sum_the_users_own_turns_where_a_session_has_some():
