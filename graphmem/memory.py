@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import ValidationError
 
-from graphmem.analysis import communities as grouping
 from graphmem.analysis import diff as changes
-from graphmem.analysis import networkx_export, timeline as timelines
+from graphmem.analysis import timeline as timelines
 from graphmem.analysis.records import Communities, Diff, EntityTimeline
 from graphmem.forgetting import capacity
 from graphmem.forgetting import pipeline as forgetting
@@ -38,8 +37,6 @@ from graphmem.ingest.turns import validate_session
 from graphmem.retrieval.index import WarmIndexes
 from graphmem.retrieval.packet import MemoryPacket
 from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe, get_recipe, validate_recipe
-from graphmem.retrieval.search import RetrievalContext
-from graphmem.retrieval.search import search as run_search
 from graphmem.schema.records import AddFactResult, CandidateRecord, FactRecord, GateResult, Timeline, WriteResult
 from graphmem.graph.store import Store
 from graphmem.parsing.text import check_id, check_name, clean_text
@@ -298,6 +295,8 @@ class Memory:
         if recipe is not None and not isinstance(recipe, (str, SearchRecipe)):
             raise InvalidInput(f"recipe must be a recipe name or a SearchRecipe, got {type(recipe).__name__}")
         chosen = get_recipe(recipe) if isinstance(recipe, str) else validate_recipe(recipe or DEFAULT_RECIPE)
+        from graphmem.retrieval.search import RetrievalContext, search as run_search  # lazy: scipy is ~0.2 s of every CLI start
+
         context = RetrievalContext(store=self.store, embed=self._embed, indexes=self._indexes)
         return run_search(
             context,
@@ -654,6 +653,8 @@ class Memory:
             ['Beijing']
         """
         check_user_id(user_id)
+        from graphmem.analysis import networkx_export  # lazy: networkx is ~0.3 s of every CLI start
+
         return networkx_export.to_networkx(self.store, user_id, valid_at=t.to_utc_or_none(valid_at, field="valid_at"),
                                            known_at=t.to_utc_or_none(known_at, field="known_at"))
 
@@ -703,6 +704,8 @@ class Memory:
         check_user_id(user_id)
         if not isinstance(recompute, bool):
             raise InvalidInput("recompute must be true or false")
+        from graphmem.analysis import communities as grouping  # lazy: networkx is ~0.3 s of every CLI start
+
         with self.store.user_lock(user_id):
             return grouping.communities(self.store, user_id, recompute=recompute)
 

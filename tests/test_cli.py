@@ -246,6 +246,28 @@ def test_facts_and_search_leave_torch_and_the_rule_extractor_unimported(sample_s
     assert "Beijing" in done.stdout and lines[-1] == "[]"
 
 
+def test_facts_and_users_leave_networkx_and_scipy_unimported(sample_store):
+    """Search (bm25 -> scipy) and the networkx analyses load where they are used:
+    they were ~0.5 s of every command's start (`python -m bench cli`)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from graphmem.cli import app\n"
+        "for argv in (['facts', '--user', 'cli', '--data-dir', sys.argv[1]], ['users', '--data-dir', sys.argv[1]]):\n"
+        "    try:\n"
+        "        app(argv)\n"
+        "    except SystemExit as exc:\n"
+        "        assert not exc.code, exc.code\n"
+        "print(sorted(m for m in ('networkx', 'scipy') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, sample_store], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert "Beijing" in done.stdout and lines[-1] == "[]"
+
+
 def test_search_and_facts_take_scopes(tmp_path, embedder):
     from graphmem import Memory
 
