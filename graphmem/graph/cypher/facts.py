@@ -68,6 +68,15 @@ def subject_facts(source_uuid: str, names: Sequence[str]) -> Query:
     )
 
 
+def facts_of_subjects(pairs: Sequence[tuple[str, Sequence[str]]]) -> Query:
+    """`subject_facts` for each (subject uuid, predicates) pair at once, each row with its pair."""
+    return Query(
+        "UNWIND $pairs AS p MATCH (s:Entity {uuid: p[0]})-[r:RELATES_TO]->(o:Entity) WHERE r.name IN p[1] "
+        f"RETURN p[0] AS kin_source, p[1] AS kin_names, {FACT_VIEW}",
+        {"pairs": [[source, list(names)] for source, names in pairs]},
+    )
+
+
 def close_fact(closure: Closure) -> Query:
     return Query(
         "MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() "
