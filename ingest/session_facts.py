@@ -120,7 +120,8 @@ class SessionFacts:
         uuids = self._kin[key]
         unnamed = sorted({self._facts[u].target_node_uuid for u in uuids if u not in self._objects})
         if unnamed:
-            names = {row["uuid"]: row["name"] for row in self._store.run(self._user, q.entity_names(unnamed), read_only=True)}
+            rows = self._store.run(self._user, q.entity_names(unnamed), read_only=True)
+            names = {row["uuid"]: row["name"] for row in rows}
             for u in uuids:
                 self._objects.setdefault(u, names.get(self._facts[u].target_node_uuid))
         return [self._facts[u].to_props() | {"object": self._objects[u]} for u in uuids]
@@ -178,7 +179,8 @@ class SessionFacts:
                                        "episodes": [ep for ep in host.episodes if ep in moved]})
         self._facts[split.uuid] = host.model_copy(update={"episodes": [ep for ep in host.episodes if ep not in moved]})
         made = self._created.get(split.uuid)
-        self._add(copy, _Created(embedding=made.embedding, copy_of=made.copy_of) if made else _Created(copy_of=split.uuid))
+        # a copy of a fact created here is created too; of a stored one, cloned from it
+        self._add(copy, _Created(made.embedding, made.copy_of) if made else _Created(copy_of=split.uuid))
 
     def close(self, closure: Closure) -> None:
         """`cypher.close_fact`."""

@@ -92,7 +92,8 @@ def create_linked_episodes(rows: Sequence[dict[str, Any]], group_id: str, create
         "WITH p ORDER BY p.turn_index DESC LIMIT 1 "
         "UNWIND CASE WHEN p IS NULL THEN $pairs ELSE [[p.uuid, $first, $link]] + $pairs END AS x "
         "MATCH (a:Episodic {uuid: x[0]}), (b:Episodic {uuid: x[1]}) "
-        "MERGE (a)-[r:NEXT_EPISODE]->(b) ON CREATE SET r.uuid = x[2], r.group_id = $group_id, r.created_at = $at",
+        "MERGE (a)-[r:NEXT_EPISODE]->(b) "
+        "ON CREATE SET r.uuid = x[2], r.group_id = $group_id, r.created_at = $at",
         {"rows": list(rows), "session_id": first["session_id"], "index": first["turn_index"],
          "first": rows[0]["uuid"], "link": new_uuid(), "pairs": pairs, "group_id": group_id,
          "at": t.encode(created_at)},
