@@ -89,13 +89,14 @@ def read_facts(store: Store, user_id: str, plans: Sequence[PlannedFact]) -> Sess
     )
 
 
-def candidates_for(store: Store, user_id: str, plan: PlannedFact, facts: SessionFacts) -> list[tuple[str, str]]:
-    """(uuid, fact) of open facts in the same slot and the most similar open facts."""
+def candidates_for(plan: PlannedFact, facts: SessionFacts, nearest: Sequence[dict]) -> list[tuple[str, str]]:
+    """(uuid, fact) of open facts in the same slot and of the most similar open facts
+    (`nearest`: rows of `cypher.nearest_facts` for the plan's vector)."""
     seen: dict[str, str] = {}
     for edge in facts.slot((plan.edge.source_node_uuid, plan.edge.slot)):
         if edge.expired_at is None:
             seen[edge.uuid] = edge.fact
-    for row in store.run(user_id, q.nearest_facts(plan.embedding.tolist(), SIMILAR_K), read_only=True):
+    for row in nearest:
         if row["similarity"] >= SIMILAR_FACT and row["scope"] == plan.edge.scope:  # never merge across scopes
             seen.setdefault(row["uuid"], row["fact"])
     return list(seen.items())
@@ -311,10 +312,15 @@ def _ask_llm(
 
     asked: list[int] = []
     candidates = []
-    for i, plan in enumerate(plans):
-        if plan.ignore or i in skip:
-            continue
-        found = candidates_for(store, user_id, plan, facts)
+    todo = [i for i, plan in enumerate(plans) if not plan.ignore and i not in skip]
+    nearest: dict[int, list[dict]] = {i: [] for i in todo}
+    if todo:  # one vector query for every plan (the graph is as it was before this write)
+        query = q.nearest_facts_each([plans[i].embedding.tolist() for i in todo], SIMILAR_K)
+        for row in store.run(user_id, query, read_only=True):
+            nearest[todo[row["i"]]].append(row)
+    for i in todo:
+        plan = plans[i]
+        found = candidates_for(plan, facts, nearest[i])
         if found:
             asked.append(i)
             existing = tuple(ExistingFact(id=uuid, fact=fact) for uuid, fact in found)

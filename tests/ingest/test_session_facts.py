@@ -175,3 +175,15 @@ def test_batched_decisions_leave_the_timeline_the_direct_path_leaves(scripted, m
         want = write(scripted, direct, day, facts, direct=True, monkeypatch=monkeypatch)
         assert got.model_dump(exclude={"episode_uuids"}) == want.model_dump(exclude={"episode_uuids"})
     assert versions(scripted, batched) == versions(scripted, direct)
+
+
+def test_one_nearest_facts_query_answers_each_plan_as_its_own_query_did(scripted, embedder):
+    """The LLM path asks for every plan's most similar facts in one query (`nearest_facts_each`)."""
+    write(scripted, "u", 0, ["me|LIVES_IN|Oslo|-|-|", "Bob|WORKS_AT|Lima|-|-|", "me|LIKES|Kyoto|-|-|"])
+    write(scripted, "u", 1, ["me|LIVES_IN|Lima|-|-|"])  # Oslo expired: neither query returns it
+    vectors = embedder.embed(["me LIVES_IN Oslo", "Bob WORKS_AT Kyoto", "me LIKES Lima"])
+    each = scripted.store.run("u", q.nearest_facts_each([v.tolist() for v in vectors], 2), read_only=True)
+    for i, vector in enumerate(vectors):
+        alone = scripted.store.run("u", q.nearest_facts(vector.tolist(), 2), read_only=True)
+        assert [{k: v for k, v in row.items() if k != "i"} for row in each if row["i"] == i] == alone
+        assert alone

@@ -188,6 +188,17 @@ def nearest_facts(vector: Sequence[float], k: int) -> Query:
     )
 
 
+def nearest_facts_each(vectors: Sequence[Sequence[float]], k: int) -> Query:
+    """`nearest_facts` for each vector in one round trip: rows carry `i`, the vector's index."""
+    return Query(
+        "UNWIND range(0, size($vs) - 1) AS i "
+        "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($vs[i])) "
+        "YIELD relationship AS r, score WHERE r.expired_at IS NULL "
+        "RETURN i, r.uuid AS uuid, r.fact AS fact, coalesce(r.scope, 'user') AS scope, 1.0 - score AS similarity",
+        {"k": int(k), "vs": [vector_param(v) for v in vectors]},
+    )
+
+
 def fact_docs() -> Query:
     """Each fact's text plus its relation's words ("has pet", "works at"): a question
     may name the relation rather than repeat the sentence ("What pets do I have?"),
