@@ -17,7 +17,7 @@ from graphmem.graph import cypher as q
 from graphmem.graph import fact_repository
 from graphmem.graph.cypher import candidates as cq
 from graphmem.graph.store import Store
-from graphmem.ingest.facts import PlannedFact, apply_structural
+from graphmem.ingest.facts import PlannedFact, apply_structural, read_facts
 from graphmem.schema import time as t
 from graphmem.schema.errors import NotFound
 from graphmem.schema.records import CandidateRecord, GateResult
@@ -63,7 +63,9 @@ def confirm(store: Store, user_id: str, uuid: str, now: datetime | None = None) 
     embedding = np.asarray(row["embedding"] or [], dtype=np.float32)
     plan = PlannedFact(edge=edge, embedding=embedding, single_valued=bool(row["single_valued"]), ends=bool(row["ends"]))
     store.run(user_id, cq.delete_candidate(uuid))
-    decided = apply_structural(store, user_id, plan, now)
+    facts = read_facts(store, user_id, [plan])
+    decided = apply_structural(facts, plan, now)
+    facts.write()
     _record(store, user_id, row, "confirmed", now)
     store.run(user_id, q.rebuild_summaries([edge.source_node_uuid, edge.target_node_uuid]))
     store.run(user_id, q.bump_version())

@@ -1,7 +1,7 @@
 """Fact resolution: ADD / MERGE / SUPERSEDE / IGNORE for each extracted fact.
 
-Offline, the decision is structural (`graphmem.graph.fact_repository.insert_fact`): a
-restatement of an open fact merges, a single-valued slot supersedes, anything
+Offline, the decision is structural (the rules of `graphmem.graph.fact_repository.insert_fact`):
+a restatement of an open fact merges, a single-valued slot supersedes, anything
 else is added. With an LLM, facts that have candidates in the graph (open facts
 of the same slot, or the most similar facts) are decided in ONE batched call;
 facts without candidates never cost a call. Sessions out of order are handled
@@ -11,6 +11,10 @@ Before any of that, the write gate (`ingest.write_gate`) decides per fact: activ
 facts go on as above; a candidate is held aside as a ``CANDIDATE`` edge (it closes
 nothing) until `confirm`; a user's stored decision on the same turn's fact
 (confirmed / rejected) wins over the gate, which is how a rebuild keeps them.
+
+The facts are decided one after the other, each seeing what the ones before it
+did, on the slots read once for the whole write (`ingest.session_facts`), which
+writes the result back in a few queries at the end.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from graphmem.graph import cypher as q
 from graphmem.graph import fact_repository
 from graphmem.graph.cypher import candidates as cq
 from graphmem.ingest import write_gate
+from graphmem.ingest.session_facts import SessionFacts
 from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge
 from graphmem.schema.supersession import plan_closures
@@ -74,13 +79,24 @@ class FactOutcome:
     fact_uuids: list[str | None]
 
 
-def candidates_for(store: Store, user_id: str, plan: PlannedFact) -> list[tuple[str, str]]:
-    """(uuid, fact) of open facts in the same slot and the most similar open facts."""
+def read_facts(store: Store, user_id: str, plans: Sequence[PlannedFact]) -> SessionFacts:
+    """The stored facts deciding `plans` can touch: their slots, their endings' predicates."""
+    active = [p for p in plans if not p.ignore]
+    return SessionFacts.read(
+        store, user_id,
+        slots=[(p.edge.source_node_uuid, p.edge.slot) for p in active],
+        kin=[(p.edge.source_node_uuid, _kin(p)) for p in active if p.ends],
+    )
+
+
+def candidates_for(plan: PlannedFact, facts: SessionFacts, nearest: Sequence[dict]) -> list[tuple[str, str]]:
+    """(uuid, fact) of open facts in the same slot and of the most similar open facts
+    (`nearest`: rows of `cypher.nearest_facts` for the plan's vector)."""
     seen: dict[str, str] = {}
-    for row in store.run(user_id, q.slot_facts(plan.edge.source_node_uuid, plan.edge.slot), read_only=True):
-        if row["expired_at"] is None:
-            seen[row["uuid"]] = row["fact"]
-    for row in store.run(user_id, q.nearest_facts(plan.embedding.tolist(), SIMILAR_K), read_only=True):
+    for edge in facts.slot((plan.edge.source_node_uuid, plan.edge.slot)):
+        if edge.expired_at is None:
+            seen[edge.uuid] = edge.fact
+    for row in nearest:
         if row["similarity"] >= SIMILAR_FACT and row["scope"] == plan.edge.scope:  # never merge across scopes
             seen.setdefault(row["uuid"], row["fact"])
     return list(seen.items())
@@ -90,6 +106,10 @@ def candidates_for(store: Store, user_id: str, plan: PlannedFact) -> list[tuple[
 # "I lost interest in photography" ends "I got into photography" (a STARTED the rules read as the hobby)
 _ENDING_KIN = {"PARTNER_OF": ("PARTNER_OF", "MARRIED_TO"), "MARRIED_TO": ("MARRIED_TO", "PARTNER_OF"),
                "LIKES": ("LIKES", "STARTED")}
+def _kin(plan: PlannedFact) -> tuple[str, ...]:
+    return _ENDING_KIN.get(plan.edge.name, (plan.edge.name,))
+
+
 _ARTICLE = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their)\s+)+")
 
 
@@ -132,20 +152,19 @@ def ended_fact(rows: Sequence[dict], plan: PlannedFact) -> FactEdge | None:
     return kind[0] if len(kind) == 1 else only
 
 
-def apply_ending(store: Store, user_id: str, plan: PlannedFact) -> Decided | None:
+def apply_ending(facts: SessionFacts, plan: PlannedFact) -> Decided | None:
     """Close the open fact this ending ends (`ended_fact`) at the stated end; None if there is none.
 
     The fact stays believed (no expiry, no successor): its validity is over,
     so it reads as 'ended'.
     """
-    names = _ENDING_KIN.get(plan.edge.name, (plan.edge.name,))
-    rows = store.run(user_id, q.subject_facts(plan.edge.source_node_uuid, names))
+    rows = facts.kin_rows((plan.edge.source_node_uuid, _kin(plan)))
     edge = ended_fact(rows, plan)
     if edge is None:
         return None
     for other in also_ended(rows, edge, plan):  # "I'm into X" read as LIKES and STARTED: one ending ends both
-        store.run(user_id, q.end_fact(other.uuid, plan.edge.invalid_at, plan.edge.episodes))
-    store.run(user_id, q.end_fact(edge.uuid, plan.edge.invalid_at, plan.edge.episodes))
+        facts.end(other.uuid, plan.edge.invalid_at, plan.edge.episodes)
+    facts.end(edge.uuid, plan.edge.invalid_at, plan.edge.episodes)
     return Decided("merged", edge.uuid)
 
 
@@ -163,44 +182,41 @@ def open_before(rows: Sequence[dict], end: datetime) -> list[tuple[FactEdge, dic
             and e.order_key() < end]
 
 
-def apply_structural(store: Store, user_id: str, plan: PlannedFact, now: datetime) -> Decided:
+def apply_structural(facts: SessionFacts, plan: PlannedFact, now: datetime) -> Decided:
     """Endings close their open fact. One that finds none is kept as a record of its
     own that closes nothing (it would otherwise supersede whatever value holds at the
     session time), or dropped when the extractor marked it `closes_only`."""
     if plan.ends:
-        ended = apply_ending(store, user_id, plan)
+        ended = apply_ending(facts, plan)
         if ended is not None:
             return ended
         if plan.closes_only:
             return Decided("ignored", None)
-    result = fact_repository.insert_fact(
-        store, user_id, plan.edge, plan.embedding.tolist(), single_valued=plan.single_valued and not plan.ends,
-        now=now
-    )
+    result = facts.insert(plan.edge, plan.embedding.tolist(), single_valued=plan.single_valued and not plan.ends,
+                          now=now)
     return Decided(result.action, result.fact_uuid, len(result.closed))
 
 
-def apply_decision(
-    store: Store, user_id: str, plan: PlannedFact, action: str, target: str | None, now: datetime
-) -> Decided:
-    """Carry out an LLM decision; falls back to the structural rule for ADD."""
+def apply_decision(facts: SessionFacts, plan: PlannedFact, action: str, target: str | None, now: datetime
+                   ) -> Decided:
+    """Carry out an LLM decision; falls back to the structural rule for ADD. The
+    target must have been read (`SessionFacts.include`)."""
     if action == "IGNORE":
         return Decided("ignored", None)
     if action == "MERGE" and target:
-        store.run(user_id, q.merge_restatement(target, plan.edge.episodes, plan.edge.valid_at))
+        facts.merge(target, plan.edge.episodes, plan.edge.valid_at)
         return Decided("merged", target)
     if action == "SUPERSEDE" and target:
-        rows = store.run(user_id, q.facts_by_uuid([target]))
-        existing = [fact_repository.edge_from_row(row) for row in rows]
-        store.run(user_id, q.create_fact(plan.edge, plan.embedding.tolist()))
+        existing = [edge] if (edge := facts.get(target)) is not None else []
+        facts.create(plan.edge, plan.embedding.tolist())
         closures = plan_closures(existing, plan.edge, now)
         for closure in closures:
-            store.run(user_id, q.close_fact(closure))
+            facts.close(closure)
         return Decided("superseded" if closures else "added", plan.edge.uuid, len(closures))
-    return apply_structural(store, user_id, plan, now)
+    return apply_structural(facts, plan, now)
 
 
-def gate_plans(store: Store, user_id: str, plans: Sequence[PlannedFact]) -> list[str]:
+def gate_plans(store: Store, user_id: str, plans: Sequence[PlannedFact], facts: SessionFacts) -> list[str]:
     """Per plan: "write" (active now), "candidate" (held for confirmation),
     "confirmed" / "rejected" (the user decided on this turn's fact before: a rebuild);
     "write" for ignored plans. A confirmed fact is placed by the structural rules, as
@@ -215,21 +231,21 @@ def gate_plans(store: Store, user_id: str, plans: Sequence[PlannedFact]) -> list
         elif decision in ("confirmed", "rejected"):
             fates.append(decision)
         else:
-            verdict = gate(store, user_id, plan)
+            verdict = gate(facts, plan)
             plan.verdict = verdict
             fates.append("candidate" if verdict.status == "candidate" else "write")
     return fates
 
 
-def restates_active(store: Store, user_id: str, plan: PlannedFact) -> bool:
+def restates_active(facts: SessionFacts, plan: PlannedFact) -> bool:
     """An open active fact with the same subject, relation and object exists."""
-    rows = store.run(user_id, q.slot_facts(plan.edge.source_node_uuid, plan.edge.slot), read_only=True)
-    return any(r["name"] == plan.edge.name and r["target_node_uuid"] == plan.edge.target_node_uuid
-               and r["expired_at"] is None and r["invalid_at"] is None for r in rows)
+    return any(e.name == plan.edge.name and e.target_node_uuid == plan.edge.target_node_uuid
+               and e.expired_at is None and e.invalid_at is None
+               for e in facts.slot((plan.edge.source_node_uuid, plan.edge.slot)))
 
 
-def gate(store: Store, user_id: str, plan: PlannedFact) -> write_gate.GateVerdict:
-    duplication = 0.0 if plan.ends else float(restates_active(store, user_id, plan))
+def gate(facts: SessionFacts, plan: PlannedFact) -> write_gate.GateVerdict:
+    duplication = 0.0 if plan.ends else float(restates_active(facts, plan))
     found, why = write_gate.signals(plan.turn, plan.edge.name, plan.object_name or plan.edge.fact,
                                     confidence=plan.edge.confidence, importance=plan.edge.importance,
                                     duplication=duplication)
@@ -256,10 +272,12 @@ def resolve_facts(
 ) -> FactOutcome:
     """Gate, decide and write every planned fact, in order; derived facts point at their sources."""
     counts: Counter = Counter()
-    fates = gate_plans(store, user_id, plans)
+    facts = read_facts(store, user_id, plans)
+    fates = gate_plans(store, user_id, plans, facts)
     decisions: dict[int, tuple[str, str | None]] = {}
     if llm is not None:
-        decisions = _ask_llm(store, user_id, plans, llm, skip={i for i, f in enumerate(fates) if f != "write"})
+        decisions = _ask_llm(store, user_id, plans, llm, facts, skip={i for i, f in enumerate(fates) if f != "write"})
+        facts.include(target for action, target in decisions.values() if action in ("MERGE", "SUPERSEDE") and target)
     uuids: list[str | None] = []
     for i, plan in enumerate(plans):
         if plan.ignore or fates[i] == "rejected":
@@ -275,28 +293,34 @@ def resolve_facts(
             uuids.append(None)
             continue
         if fates[i] == "confirmed":
-            decided = apply_structural(store, user_id, plan, now)
+            decided = apply_structural(facts, plan, now)
         elif i in decisions:
-            decided = apply_decision(store, user_id, plan, *decisions[i], now)
+            decided = apply_decision(facts, plan, *decisions[i], now)
         else:
-            decided = apply_structural(store, user_id, plan, now)
+            decided = apply_structural(facts, plan, now)
         counts[decided.action] += 1
         counts["closed"] += decided.closed
         uuids.append(decided.fact_uuid)
+    facts.write()
     return FactOutcome(counts=counts, fact_uuids=uuids)
 
 
 def _ask_llm(
-    store: Store, user_id: str, plans: Sequence[PlannedFact], llm, skip: set[int] = frozenset()
+    store: Store, user_id: str, plans: Sequence[PlannedFact], llm, facts: SessionFacts, skip: set[int] = frozenset()
 ) -> dict[int, tuple[str, str | None]]:
     from graphmem.ingest.prompts.resolve import ExistingFact, ResolveCandidate
 
     asked: list[int] = []
     candidates = []
-    for i, plan in enumerate(plans):
-        if plan.ignore or i in skip:
-            continue
-        found = candidates_for(store, user_id, plan)
+    todo = [i for i, plan in enumerate(plans) if not plan.ignore and i not in skip]
+    nearest: dict[int, list[dict]] = {i: [] for i in todo}
+    if todo:  # one vector query for every plan (the graph is as it was before this write)
+        query = q.nearest_facts_each([plans[i].embedding.tolist() for i in todo], SIMILAR_K)
+        for row in store.run(user_id, query, read_only=True):
+            nearest[todo[row["i"]]].append(row)
+    for i in todo:
+        plan = plans[i]
+        found = candidates_for(plan, facts, nearest[i])
         if found:
             asked.append(i)
             existing = tuple(ExistingFact(id=uuid, fact=fact) for uuid, fact in found)

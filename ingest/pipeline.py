@@ -103,14 +103,7 @@ def store_episodes(ctx: IngestContext, user_id: str, episodes: Sequence[Episodic
     `keep_vectors` when it fails): FalkorDB re-inserts a node into the vector index
     on any SET, so a vector stored now would be indexed twice."""
     rows = [{"uuid": e.uuid, "props": e.to_props() | {"extracted": False}} for e in episodes]
-    ctx.store.run(user_id, q.create_episode_nodes(rows))
-    pairs = list(zip([e.uuid for e in episodes], [e.uuid for e in episodes[1:]]))
-    first = episodes[0]
-    before = ctx.store.run(user_id, q.previous_episode(first.session_id, first.turn_index))
-    if before:
-        pairs.insert(0, (before[0]["uuid"], first.uuid))
-    if pairs:
-        ctx.store.run(user_id, q.link_episodes(pairs, user_id, now))
+    ctx.store.run(user_id, q.create_linked_episodes(rows, user_id, now))
     # formatted here, off the extractor's thread: ~0.35 ms a vector (`VectorParam`)
     return [vector_param(v) for v in ctx.embed([episode_text(e) for e in episodes])]
 

@@ -101,6 +101,15 @@ def test_writing_the_same_session_again_changes_nothing(memory):
     assert (counts.episodes, counts.episode_links) == (3, 2)
 
 
+def test_a_continued_session_links_its_first_new_turn_to_the_last_stored_one(memory):
+    turns = [{"role": "user", "content": f"Turn number {i}."} for i in range(4)]
+    memory.write("u", turns[:2], "2024-03-10T09:00:00Z", session_id="s1")
+    memory.write("u", turns, "2024-03-10T09:00:00Z", session_id="s1")  # s1#1 -> s1#2 joins the two writes
+    memory.write("u", turns[:1], "2024-03-11T09:00:00Z", session_id="s2")  # a one-turn session links nothing
+    counts = memory.inspect().counts("u")
+    assert (counts.episodes, counts.episode_links) == (5, 3)
+
+
 def test_eight_threads_writing_to_one_user_lose_nothing_and_duplicate_nothing(memory):
     errors = []
 

@@ -36,6 +36,12 @@ def find_entity(name_or_uuid: str, normalized: str) -> Query:
     )
 
 
+def entity_names(uuids: Sequence[str]) -> Query:
+    """The stored name of each entity, by uuid."""
+    return Query("UNWIND $uuids AS u MATCH (n:Entity {uuid: u}) RETURN n.uuid AS uuid, n.name AS name",
+                 {"uuids": list(uuids)})
+
+
 def packet_entities(entity_uuids: Sequence[str], fact_uuids: Sequence[str], now: datetime,
                     scopes: Sequence[str] = ("user",), *, turns: bool = True) -> Query:
     """Entities by uuid plus the subjects and objects of the given facts, each with

@@ -79,6 +79,27 @@ def link_episodes(pairs: Sequence[tuple[str, str]], group_id: str, created_at: d
     )
 
 
+def create_linked_episodes(rows: Sequence[dict[str, Any]], group_id: str, created_at: datetime) -> Query:
+    """rows: {uuid, props}, one session's new turns in turn order: `create_episode_nodes`,
+    then each linked to the next and the first to the session's turn before it
+    (`previous_episode`, `link_episodes`), in one round trip instead of three."""
+    first = rows[0]["props"]
+    pairs = [[a["uuid"], b["uuid"], new_uuid()] for a, b in zip(rows, rows[1:])]
+    return Query(
+        "UNWIND $rows AS row MERGE (e:Episodic {uuid: row.uuid}) ON CREATE SET e += row.props "
+        "WITH count(e) AS stored "
+        "OPTIONAL MATCH (p:Episodic {session_id: $session_id}) WHERE p.turn_index < $index "
+        "WITH p ORDER BY p.turn_index DESC LIMIT 1 "
+        "UNWIND CASE WHEN p IS NULL THEN $pairs ELSE [[p.uuid, $first, $link]] + $pairs END AS x "
+        "MATCH (a:Episodic {uuid: x[0]}), (b:Episodic {uuid: x[1]}) "
+        "MERGE (a)-[r:NEXT_EPISODE]->(b) "
+        "ON CREATE SET r.uuid = x[2], r.group_id = $group_id, r.created_at = $at",
+        {"rows": list(rows), "session_id": first["session_id"], "index": first["turn_index"],
+         "first": rows[0]["uuid"], "link": new_uuid(), "pairs": pairs, "group_id": group_id,
+         "at": t.encode(created_at)},
+    )
+
+
 def mark_extracted(rows: Sequence[dict[str, Any]], *, vectors: bool = False) -> Query:
     """rows: {uuid, edges}: the episode's facts are written; re-writes may skip it.
     With `vectors`, rows also carry {embedding}, set in the same SET.

@@ -68,6 +68,15 @@ def subject_facts(source_uuid: str, names: Sequence[str]) -> Query:
     )
 
 
+def facts_of_subjects(pairs: Sequence[tuple[str, Sequence[str]]]) -> Query:
+    """`subject_facts` for each (subject uuid, predicates) pair at once, each row with its pair."""
+    return Query(
+        "UNWIND $pairs AS p MATCH (s:Entity {uuid: p[0]})-[r:RELATES_TO]->(o:Entity) WHERE r.name IN p[1] "
+        f"RETURN p[0] AS kin_source, p[1] AS kin_names, {FACT_VIEW}",
+        {"pairs": [[source, list(names)] for source, names in pairs]},
+    )
+
+
 def close_fact(closure: Closure) -> Query:
     return Query(
         "MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() "
@@ -176,6 +185,17 @@ def nearest_facts(vector: Sequence[float], k: int) -> Query:
         "YIELD relationship AS r, score WHERE r.expired_at IS NULL "
         "RETURN r.uuid AS uuid, r.fact AS fact, coalesce(r.scope, 'user') AS scope, 1.0 - score AS similarity",
         {"k": int(k), "v": vector_param(vector)},
+    )
+
+
+def nearest_facts_each(vectors: Sequence[Sequence[float]], k: int) -> Query:
+    """`nearest_facts` for each vector in one round trip: rows carry `i`, the vector's index."""
+    return Query(
+        "UNWIND range(0, size($vs) - 1) AS i "
+        "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($vs[i])) "
+        "YIELD relationship AS r, score WHERE r.expired_at IS NULL "
+        "RETURN i, r.uuid AS uuid, r.fact AS fact, coalesce(r.scope, 'user') AS scope, 1.0 - score AS similarity",
+        {"k": int(k), "vs": [vector_param(v) for v in vectors]},
     )
 
 
