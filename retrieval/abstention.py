@@ -14,6 +14,13 @@ separate them, both blind to the names in the question:
   question with its names replaced by "someone", so a name shared with every
   turn cannot lift it. Paraphrased answerable questions keep a high one.
 
+Only **proper names** are masked or left out of the topic words: a known name the
+question writes capitalised ("Caroline", "LGBTQ"). The graph's entities also hold
+common nouns ("car", "running", "dog": the offline rules name activities and
+things), and those are the topic itself: "When did Maria get in a car accident?"
+masked as "... get in a someone accident?" and without "car" among its topic words
+looked like a question about nothing stored, and abstained on the answer's turn.
+
 The packet abstains when both are low. The two thresholds were chosen on the
 tuning split (LoCoMo conv-26, conv-30, conv-41 and their never-said questions in
 `evals/data/never_said.json`) by `bench/abstention.py`, which also prints the
@@ -59,6 +66,29 @@ class AbstainSignals:
     coverage: float
     masked_similarity: float
     documents: int = SMALL_MEMORY
+
+
+def proper_names(query: str, keys: Iterable[str]) -> list[str]:
+    """The known names (`keys`, normalised, as `QueryPlan.entity_keys`) that `query` writes
+    with a capital letter: people and places, not the common nouns the graph also knows as
+    entities (pure). A question with no capital after its first letter ("where does sarah
+    live?") does not use case to tell names apart, so every key counts as a name there.
+
+    Example:
+        >>> proper_names("When did Maria get in a car accident?", ["maria", "car"])
+        ['maria']
+    """
+    if not any(c.isupper() for c in query[1:]):
+        return list(keys)
+    out = []
+    for key in keys:
+        words = [re.escape(w) for w in re.findall(r"[^\W_]+", key)]
+        if not words:
+            continue
+        pattern = r"\b" + r"[\W_]+".join(words) + r"\b"
+        if any(any(c.isupper() for c in m.group(0)) for m in re.finditer(pattern, query, flags=re.IGNORECASE)):
+            out.append(key)
+    return out
 
 
 def topic_terms(query: str, names: Iterable[str]) -> list[str]:
