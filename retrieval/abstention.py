@@ -8,7 +8,12 @@ separate them, both blind to the names in the question:
 
 - **coverage**: the share of the question's topic words (content words that are
   not question words, dates or names the memory knows), weighted by idf, that
-  the single best stored turn or fact contains. Never-said questions ask about
+  the single best stored fact, or turn **with the turns just before and after it**
+  in its session, contains. An answer is often an exchange ("Did you take the test
+  again?" / "Yes, third time now"), so its words can fall either side of one turn;
+  a never-said topic word is in no turn, so a window cannot find it (issue 12, ninth
+  round: on the tuning split three answerable questions stop abstaining, none of the
+  never-said ones does). Never-said questions ask about
   a topic no turn holds ("blood", "dentist"), answerable ones mostly do.
 - **masked similarity**: the best cosine to any stored turn or fact of the
   question with its names replaced by "someone", so a name shared with every
@@ -33,7 +38,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from graphmem.retrieval.bm25 import BM25Index
+import numpy as np
+
+from graphmem.retrieval.bm25 import BM25Index, plain_idf
 from graphmem.retrieval.tokenize import KEPT_WORDS, tokenize
 
 COVERAGE_BELOW = 0.30
@@ -109,6 +116,38 @@ def coverage(indexes: Sequence[BM25Index], terms: Sequence[str]) -> float:
         if len(index):
             best = max(best, index.best_coverage(terms))
     return best
+
+
+def exchange_coverage(index: BM25Index, terms: Sequence[str], adjacent: np.ndarray) -> float:
+    """The best share of `terms`' idf mass (plain idf, as `BM25Index.best_coverage`) that one
+    document holds together with its `adjacent` ones (per document, the positions of its
+    neighbours, -1 for none; `TurnTable.adjacent`) (pure).
+
+    Example:
+        >>> index = BM25Index.build(["a", "b", "c"], ["did you take the test", "yes again", "tea"])
+        >>> round(exchange_coverage(index, ["test", "again"], np.array([[-1, 1], [0, -1], [-1, -1]])), 2)
+        1.0
+    """
+    n_docs = len(index)
+    if not terms:
+        return 1.0
+    if not n_docs:
+        return 0.0
+    weights = index.term_weights
+    found = np.zeros(n_docs)
+    total = 0.0
+    for term in dict.fromkeys(terms):
+        present = np.zeros(n_docs + 1, dtype=bool)  # the last slot stands for "no neighbour" (-1)
+        ids = index.term_ids([term])
+        if ids:
+            present[weights.indices[weights.indptr[ids[0]]:weights.indptr[ids[0] + 1]]] = True
+        mass = plain_idf(int(present.sum()), n_docs)
+        total += mass
+        near = present[:n_docs].copy()
+        for column in range(adjacent.shape[1]):
+            near |= present[adjacent[:, column]]
+        found += near * mass
+    return float(found.max() / total) if total > 0 else 0.0
 
 
 def mask_names(query: str, names: Iterable[str]) -> str:

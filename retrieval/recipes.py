@@ -128,6 +128,10 @@ class SearchRecipe(BaseModel):
         "proper", description="which of the question's known names abstention masks and leaves out of the topic "
                               "words: the ones written capitalised (`retrieval.abstention.proper_names`), or every "
                               "entity name the question holds, common nouns too (before issue 12's ninth round)")
+    abstain_exchange: bool = Field(
+        True, description="abstention's topic-word coverage reads each turn with the turns just before and after "
+                          "it in its session (`retrieval.abstention.exchange_coverage`); False: the single best "
+                          "turn or fact, as before issue 12's ninth round")
     session_tail: SessionTailConfig | None = Field(
         default_factory=SessionTailConfig,
         description="the turns after the first `head` (10) cover the best sessions: ranked by RRF of their fused "
@@ -246,13 +250,16 @@ HYBRID_TIME_UNTIL_NOW = SearchRecipe(name="hybrid_time_until_now", time_prior_un
 # a common-noun entity ("car", "running") stays the question's topic; this names the default
 # with every known name masked, as before (ablation `graphmem:mask_all_names`).
 HYBRID_MASK_ALL_NAMES = SearchRecipe(name="hybrid_mask_all_names", abstain_names="all")
+# ... and its topic-word coverage reads a turn with its neighbours (an exchange); this names the
+# default with single-turn coverage, as before (ablation `graphmem:single_turn_coverage`).
+HYBRID_SINGLE_TURN_COVERAGE = SearchRecipe(name="hybrid_single_turn_coverage", abstain_exchange=False)
 
 RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY, HYBRID_DECAY, HYBRID_SPEAKER,
                                HYBRID_FACT_TURNS, HYBRID_SESSION_CAP, HYBRID_PRF, HYBRID_LEARNED,
                                HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SESSION_LIST,
                                HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_USER_NEIGHBOURS, HYBRID_NO_PARTS,
                                HYBRID_NO_OWN_FIRST, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW,
-                               HYBRID_MASK_ALL_NAMES)}
+                               HYBRID_MASK_ALL_NAMES, HYBRID_SINGLE_TURN_COVERAGE)}
 DEFAULT_RECIPE = HYBRID_RRF
 
 
