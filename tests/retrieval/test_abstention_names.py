@@ -1,5 +1,7 @@
 """Abstention masks proper names only: the graph's common-noun entities are the topic
-(issue 12, ninth round; `retrieval.abstention.proper_names`).
+(issue 12, ninth round; `retrieval.abstention.proper_names`); and its coverage reads
+a turn with its neighbours, as an answer is often an exchange
+(`retrieval.abstention.exchange_coverage`).
 
 The offline rules name activities and things as entities ("car", "running"), so the
 question's known names included them: "When did Maria get in a car accident?" was
@@ -9,10 +11,13 @@ and abstained although a turn says it. Never-said questions keep abstaining.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from graphmem.retrieval import abstention
-from graphmem.retrieval.recipes import HYBRID_MASK_ALL_NAMES
+from graphmem.retrieval.bm25 import BM25Index
+from graphmem.retrieval.recipes import HYBRID_MASK_ALL_NAMES, HYBRID_SINGLE_TURN_COVERAGE
+from graphmem.retrieval.turn_views import TurnTable
 
 NOW = "2023-08-01"
 SMALL_TALK = [
@@ -76,3 +81,37 @@ def test_never_said_questions_still_abstain(maria):
         for recipe in (None, HYBRID_MASK_ALL_NAMES):
             packet = maria.search("m", asked, now=NOW, recipe=recipe)
             assert packet.abstain, (asked, packet.topic_coverage, packet.masked_similarity)
+
+
+def test_exchange_coverage_reads_a_turn_with_its_neighbours():
+    index = BM25Index.build(["a", "b", "c", "d"], ["did you sit the aptitude test", "yes third attempt",
+                                                   "tea with milk", "aptitude"])
+    table = TurnTable.of(index.doc_ids, [
+        {"uuid": "a", "session_id": "s", "turn_index": 0}, {"uuid": "b", "session_id": "s", "turn_index": 1},
+        {"uuid": "c", "session_id": "s", "turn_index": 2}, {"uuid": "d", "session_id": "t", "turn_index": 0}])
+    assert table.adjacent.tolist() == [[-1, 1], [0, 2], [1, -1], [-1, -1]]
+    terms = ["test", "third", "attempt"]
+    assert abstention.exchange_coverage(index, terms, table.adjacent) == pytest.approx(1.0)
+    assert index.best_coverage(terms) < 0.7
+    no_neighbours = np.full((4, 2), -1)
+    assert abstention.exchange_coverage(index, terms + ["blood"], no_neighbours) == \
+        pytest.approx(index.best_coverage(terms + ["blood"]))
+    # a word no turn holds stays uncovered, however wide the window
+    assert abstention.exchange_coverage(index, ["dentist"], table.adjacent) == 0.0
+
+
+def test_turns_out_of_storage_order_are_neighbours_by_turn_index():
+    rows = [{"uuid": u, "session_id": "s", "turn_index": i} for u, i in (("x", 2), ("y", 0), ("z", 1))]
+    assert TurnTable.of(["x", "y", "z"], rows).adjacent.tolist() == [[2, -1], [-1, 2], [1, 0]]
+
+
+def test_an_answer_split_over_an_exchange_does_not_abstain(maria):
+    maria.write("m", [
+        {"speaker": "John", "content": "Did you sit the aptitude test again on Monday?", "id": "D3:1"},
+        {"speaker": "Maria", "content": "Yes, my fourth attempt, and I finally passed!", "id": "D3:2"},
+    ], "2023-07-10", session_id="s3")
+    asked = "How many attempts did Maria need to pass the test?"
+    packet = maria.search("m", asked, now=NOW)
+    before = maria.search("m", asked, now=NOW, recipe=HYBRID_SINGLE_TURN_COVERAGE)
+    assert before.topic_coverage < packet.topic_coverage, (before.abstain, before.topic_coverage, before.masked_similarity, packet.topic_coverage, packet.masked_similarity)
+    assert not packet.abstain and "D3:2" in packet.cited_turn_ids, (packet.topic_coverage, packet.masked_similarity)
