@@ -74,9 +74,10 @@ class TurnTable:
     @cached_property
     def adjacent(self) -> np.ndarray:
         """Each turn's previous and next turn of its session by turn index (positions, -1 at a
-        session's ends), shape (turns, 2); built once per table. Example: a session's turns
-        stored as positions 0, 2, 1 with turn indexes 0, 2, 1 give rows [-1, 1], [0, 2], [1, -1]
-        for positions 0, 1, 2."""
+        session's ends), shape (turns, 2); built once per table. Storage order need not be turn
+        order (the index lists turns as the store returns them): turns stored with indexes 2, 0, 1
+        give rows [2, -1], [-1, 2], [1, 0]. Abstention reads a turn with these
+        (`abstention.exchange_coverage`)."""
         out = np.full((len(self.uuids), 2), -1, dtype=np.int64)
         order = self.turn_index or tuple(range(len(self.uuids)))
         for members in self.members.values():
