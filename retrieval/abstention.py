@@ -8,11 +8,23 @@ separate them, both blind to the names in the question:
 
 - **coverage**: the share of the question's topic words (content words that are
   not question words, dates or names the memory knows), weighted by idf, that
-  the single best stored turn or fact contains. Never-said questions ask about
+  the single best stored fact, or turn **with the turns just before and after it**
+  in its session, contains. An answer is often an exchange ("Did you take the test
+  again?" / "Yes, third time now"), so its words can fall either side of one turn;
+  a never-said topic word is in no turn, so a window cannot find it (issue 12, ninth
+  round: on the tuning split three answerable questions stop abstaining, none of the
+  never-said ones does). Never-said questions ask about
   a topic no turn holds ("blood", "dentist"), answerable ones mostly do.
 - **masked similarity**: the best cosine to any stored turn or fact of the
   question with its names replaced by "someone", so a name shared with every
   turn cannot lift it. Paraphrased answerable questions keep a high one.
+
+Only **proper names** are masked or left out of the topic words: a known name the
+question writes capitalised ("Caroline", "LGBTQ"). The graph's entities also hold
+common nouns ("car", "running", "dog": the offline rules name activities and
+things), and those are the topic itself: "When did Maria get in a car accident?"
+masked as "... get in a someone accident?" and without "car" among its topic words
+looked like a question about nothing stored, and abstained on the answer's turn.
 
 The packet abstains when both are low. The two thresholds were chosen on the
 tuning split (LoCoMo conv-26, conv-30, conv-41 and their never-said questions in
@@ -26,7 +38,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from graphmem.retrieval.bm25 import BM25Index
+import numpy as np
+
+from graphmem.retrieval.bm25 import BM25Index, plain_idf
 from graphmem.retrieval.tokenize import KEPT_WORDS, tokenize
 
 COVERAGE_BELOW = 0.30
@@ -61,6 +75,29 @@ class AbstainSignals:
     documents: int = SMALL_MEMORY
 
 
+def proper_names(query: str, keys: Iterable[str]) -> list[str]:
+    """The known names (`keys`, normalised, as `QueryPlan.entity_keys`) that `query` writes
+    with a capital letter: people and places, not the common nouns the graph also knows as
+    entities (pure). A question with no capital after its first letter ("where does sarah
+    live?") does not use case to tell names apart, so every key counts as a name there.
+
+    Example:
+        >>> proper_names("When did Maria get in a car accident?", ["maria", "car"])
+        ['maria']
+    """
+    if not any(c.isupper() for c in query[1:]):
+        return list(keys)
+    out = []
+    for key in keys:
+        words = [re.escape(w) for w in re.findall(r"[^\W_]+", key)]
+        if not words:
+            continue
+        pattern = r"\b" + r"[\W_]+".join(words) + r"\b"
+        if any(any(c.isupper() for c in m.group(0)) for m in re.finditer(pattern, query, flags=re.IGNORECASE)):
+            out.append(key)
+    return out
+
+
 def topic_terms(query: str, names: Iterable[str]) -> list[str]:
     """The question's content terms, without question words, time and mode words
     ("before", "still", "ago"), dates, numbers and known names."""
@@ -79,6 +116,38 @@ def coverage(indexes: Sequence[BM25Index], terms: Sequence[str]) -> float:
         if len(index):
             best = max(best, index.best_coverage(terms))
     return best
+
+
+def exchange_coverage(index: BM25Index, terms: Sequence[str], adjacent: np.ndarray) -> float:
+    """The best share of `terms`' idf mass (plain idf, as `BM25Index.best_coverage`) that one
+    document holds together with its `adjacent` ones (per document, the positions of its
+    neighbours, -1 for none; `TurnTable.adjacent`) (pure).
+
+    Example:
+        >>> index = BM25Index.build(["a", "b", "c"], ["did you take the test", "yes again", "tea"])
+        >>> round(exchange_coverage(index, ["test", "again"], np.array([[-1, 1], [0, -1], [-1, -1]])), 2)
+        1.0
+    """
+    n_docs = len(index)
+    if not terms:
+        return 1.0
+    if not n_docs:
+        return 0.0
+    weights = index.term_weights
+    found = np.zeros(n_docs)
+    total = 0.0
+    for term in dict.fromkeys(terms):
+        present = np.zeros(n_docs + 1, dtype=bool)  # the last slot stands for "no neighbour" (-1)
+        ids = index.term_ids([term])
+        if ids:
+            present[weights.indices[weights.indptr[ids[0]]:weights.indptr[ids[0] + 1]]] = True
+        mass = plain_idf(int(present.sum()), n_docs)
+        total += mass
+        near = present[:n_docs].copy()
+        for column in range(adjacent.shape[1]):
+            near |= present[adjacent[:, column]]
+        found += near * mass
+    return float(found.max() / total) if total > 0 else 0.0
 
 
 def mask_names(query: str, names: Iterable[str]) -> str:

@@ -124,6 +124,14 @@ class SearchRecipe(BaseModel):
     session_prior: SessionPriorConfig | None = Field(
         None, description="sessions ranked by the centroid of their stored turn vectors reorder the fused turns "
                           "(`retrieval.session_dense`); None is off; opt-in (README, sixth round)")
+    abstain_names: Literal["proper", "all"] = Field(
+        "proper", description="which of the question's known names abstention masks and leaves out of the topic "
+                              "words: the ones written capitalised (`retrieval.abstention.proper_names`), or every "
+                              "entity name the question holds, common nouns too (before issue 12's ninth round)")
+    abstain_exchange: bool = Field(
+        True, description="abstention's topic-word coverage reads each turn with the turns just before and after "
+                          "it in its session (`retrieval.abstention.exchange_coverage`); False: the single best "
+                          "turn or fact, as before issue 12's ninth round")
     session_tail: SessionTailConfig | None = Field(
         default_factory=SessionTailConfig,
         description="the turns after the first `head` (10) cover the best sessions: ranked by RRF of their fused "
@@ -238,11 +246,20 @@ HYBRID_NO_OWN_FIRST = SearchRecipe(name="hybrid_no_own_first", other_turns=1.0)
 HYBRID_NO_SESSION_TAIL = SearchRecipe(name="hybrid_no_session_tail", session_tail=None)
 HYBRID_TIME_UNTIL_NOW = SearchRecipe(name="hybrid_time_until_now", time_prior_until_now=True)
 
+# Issue 12's ninth round (README "Retrieval ablation"): abstention masks proper names only, so
+# a common-noun entity ("car", "running") stays the question's topic; this names the default
+# with every known name masked, as before (ablation `graphmem:mask_all_names`).
+HYBRID_MASK_ALL_NAMES = SearchRecipe(name="hybrid_mask_all_names", abstain_names="all")
+# ... and its topic-word coverage reads a turn with its neighbours (an exchange); this names the
+# default with single-turn coverage, as before (ablation `graphmem:single_turn_coverage`).
+HYBRID_SINGLE_TURN_COVERAGE = SearchRecipe(name="hybrid_single_turn_coverage", abstain_exchange=False)
+
 RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY, HYBRID_DECAY, HYBRID_SPEAKER,
                                HYBRID_FACT_TURNS, HYBRID_SESSION_CAP, HYBRID_PRF, HYBRID_LEARNED,
                                HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SESSION_LIST,
                                HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_USER_NEIGHBOURS, HYBRID_NO_PARTS,
-                               HYBRID_NO_OWN_FIRST, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW)}
+                               HYBRID_NO_OWN_FIRST, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW,
+                               HYBRID_MASK_ALL_NAMES, HYBRID_SINGLE_TURN_COVERAGE)}
 DEFAULT_RECIPE = HYBRID_RRF
 
 

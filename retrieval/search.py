@@ -90,13 +90,25 @@ def _fact_lists(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: Que
     return lists, best, distance
 
 
-def _abstain_signals(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: QueryPlan,
-                     best: float, masked_vector: list[float] | None,
-                     view: ScopedView = EVERY_SCOPE) -> abstention.AbstainSignals:
-    """Topic-word coverage and the best similarity of the question with its names
-    masked (`masked_vector`: None when masking left the question unchanged)."""
-    terms = abstention.topic_terms(plan.text, plan.entity_keys)
-    covered = abstention.coverage((idx.episodes, idx.facts), terms)
+def _abstain_names(plan: QueryPlan, recipe: SearchRecipe) -> list[str]:
+    """The question's known names that abstention masks and leaves out of its topic words."""
+    if recipe.abstain_names == "all":
+        return list(plan.entity_keys)
+    return abstention.proper_names(plan.text, plan.entity_keys)
+
+
+def _abstain_signals(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: QueryPlan, names: Sequence[str],
+                     best: float, masked_vector: list[float] | None, view: ScopedView = EVERY_SCOPE,
+                     exchange: bool = True) -> abstention.AbstainSignals:
+    """Topic-word coverage (with `exchange`, of each turn read with its neighbours) and the best
+    similarity of the question with its `names` masked (`masked_vector`: None when masking left
+    the question unchanged)."""
+    terms = abstention.topic_terms(plan.text, names)
+    if exchange and idx.turns is not None and len(idx.episodes):
+        covered = max(abstention.exchange_coverage(idx.episodes, terms, idx.turns.adjacent),
+                      abstention.coverage((idx.facts,), terms))
+    else:
+        covered = abstention.coverage((idx.episodes, idx.facts), terms)
     similarity = best
     if masked_vector is not None:
         rows = ctx.store.run(user_id, view.vector_episodes(masked_vector, 1), read_only=True) if len(idx.episodes) else []
@@ -487,7 +499,8 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
         return MemoryPacket(query=query, abstain=True, reason="nothing has ever been stored for this user")
     idx, view = narrow(ctx.store, user_id, ctx.indexes.get(ctx.store, user_id), scopes)
     plan = analyze(query, now, as_of, idx.entity_uuids.keys())
-    masked = abstention.mask_names(plan.text, plan.entity_keys)
+    names = _abstain_names(plan, recipe)
+    masked = abstention.mask_names(plan.text, names)
     embedded = time.perf_counter()
     vectors = ctx.embed([query] if masked == plan.text else [query, masked])
     embed_ms = (time.perf_counter() - embedded) * 1000
@@ -511,7 +524,7 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     ranked_turns = _session_prior(ctx, user_id, idx, ranked_turns, vector, recipe)
     ranked_turns = _session_tail(ctx, user_id, idx, plan, ranked_turns, vector, turn_scores, recipe, now)
     best = max(best_fact, best_turn)
-    signals = _abstain_signals(ctx, user_id, idx, plan, best, masked_vector, view)
+    signals = _abstain_signals(ctx, user_id, idx, plan, names, best, masked_vector, view, recipe.abstain_exchange)
     abstain, reason = abstention.decide(signals)
     if abstain:
         return MemoryPacket(query=query, mode=plan.mode, abstain=True, best_similarity=best, reason=reason,

@@ -49,6 +49,7 @@ class TurnTable:
     speakers: np.ndarray
     members: Mapping[str, tuple[int, ...]]
     times: tuple[datetime | None, ...] = ()
+    turn_index: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, doc_ids: Sequence[str], rows: Sequence[Mapping]) -> TurnTable:
@@ -59,7 +60,8 @@ class TurnTable:
         for i, s in enumerate(sessions):
             members[s].append(i)
         times = tuple(t.decode(by_uuid[u].get("session_time")) for u in doc_ids)
-        return cls(tuple(doc_ids), sessions, speakers, {s: tuple(m) for s, m in members.items()}, times)
+        order = tuple(int(by_uuid[u].get("turn_index") or 0) for u in doc_ids)
+        return cls(tuple(doc_ids), sessions, speakers, {s: tuple(m) for s, m in members.items()}, times, order)
 
     def position(self) -> dict[str, int]:
         """Turn uuid -> document position; built once per table (a search asks for it several times)."""
@@ -68,6 +70,21 @@ class TurnTable:
     @cached_property
     def _positions(self) -> dict[str, int]:
         return {u: i for i, u in enumerate(self.uuids)}
+
+    @cached_property
+    def adjacent(self) -> np.ndarray:
+        """Each turn's previous and next turn of its session by turn index (positions, -1 at a
+        session's ends), shape (turns, 2); built once per table. Storage order need not be turn
+        order (the index lists turns as the store returns them): turns stored with indexes 2, 0, 1
+        give rows [2, -1], [-1, 2], [1, 0]. Abstention reads a turn with these
+        (`abstention.exchange_coverage`)."""
+        out = np.full((len(self.uuids), 2), -1, dtype=np.int64)
+        order = self.turn_index or tuple(range(len(self.uuids)))
+        for members in self.members.values():
+            ranked = sorted(members, key=lambda i: (order[i], i))
+            for before, after in zip(ranked, ranked[1:]):
+                out[after, 0], out[before, 1] = before, after
+        return out
 
     @cached_property
     def own_turns(self) -> np.ndarray:

@@ -42,6 +42,12 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
   issue 12's eighth round);
 - ``time_until_now``: the time prior's range cut at the question's ``now``
   (`retrieval.time_prior.until`; ``hybrid_time_until_now``, opt-in, eighth round);
+- ``mask_all_names``: abstention masks every known name of the question, common-noun
+  entities ("car") too, as before issue 12's ninth round (``hybrid_mask_all_names``;
+  the default masks proper names only, `retrieval.abstention.proper_names`);
+- ``single_turn_coverage``: abstention's topic-word coverage from the single best turn or
+  fact, as before issue 12's ninth round (``hybrid_single_turn_coverage``; the default reads
+  each turn with its neighbours, `retrieval.abstention.exchange_coverage`);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -59,7 +65,7 @@ from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import (
     DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_LEARNED, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP,
-    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
+    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, HYBRID_MASK_ALL_NAMES, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
 )
 
 
@@ -99,6 +105,8 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "no_own_first": HYBRID_NO_OWN_FIRST,
     "no_session_tail": HYBRID_NO_SESSION_TAIL,
     "time_until_now": HYBRID_TIME_UNTIL_NOW,
+    "mask_all_names": HYBRID_MASK_ALL_NAMES,
+    "single_turn_coverage": HYBRID_SINGLE_TURN_COVERAGE,
 }
 
 
