@@ -77,8 +77,10 @@ _CUE = re.compile(
     r"swapped|switched|replaced|anymore|any\s+more|no\s+longer|left|ended|end|goodbye|farewell|"
     r"[a-z]+ed\s+out|going\s+out|called|named)\b",
     re.IGNORECASE)
+# a plan or a choice not yet made says nothing that holds: "I think I'll go with the X", "I'm looking into getting a Y"
 _HEDGE = re.compile(r"\b(?:(?:I|we)\s+used\s+to|if|wish|would|could|might|should|maybe|perhaps|someday|considering|wondering|"
-                    r"hoping|hope|plan(?:ning)?\s+to|going\s+to|gonna|want\s+to|wanna|thinking\s+(?:about|of))\b|'d\b",
+                    r"hoping|hope|plan(?:ning)?\s+to|going\s+to|gonna|want(?:ing)?\s+to|wanna|thinking\s+(?:about|of)|will|meaning\s+to|"
+                    r"looking\s+(?:into|for|at)\s+(?:getting|buying|a|an|some)|shopping\s+for)\b|'d\b|'ll\b",
                     re.IGNORECASE)
 _SOMEONE_ELSE = re.compile(
     r"^(?:(?:my|our)\s+(?:\w+\s+)?(?:sister|brother|mom|mum|mother|dad|father|parents?|friend|friends|boss|"
