@@ -137,3 +137,16 @@ def test_the_reader_reads_the_statement_a_question_opens_with():
     assert candidates(turn) == ["Now that we've moved into the new place in Kendal."]
     asked = TurnContext(text="Could you help me find a flat in Kendal?", speaker="Ann", session_time=SESSION)
     assert candidates(asked) == []
+
+
+def test_an_ended_pastime_ends_its_other_names_too(memory):
+    """Two names of one pastime open at once (the rules read one, the reader another): ending
+    one ends both (`ingest.facts.also_ended`); an unrelated pastime stays."""
+    memory.write("u", [{"speaker": "Jess", "content": "I love singing and I love choir. I love chess."}], "2024-01-15",
+                 session_id="s1")
+    memory.write("u", [{"speaker": "Jess", "content": "I dropped out of the choir in May."}], "2024-07-15",
+                 session_id="s2")
+    liked = lambda when: {f.object for f in memory.facts("u", valid_at=when) if f.predicate == "LIKES"}  # noqa: E731
+    assert {"singing", "choir", "chess"} <= liked("2024-03-01")
+    assert "singing" not in liked("2024-09-01") and "choir" not in liked("2024-09-01")
+    assert "chess" in liked("2024-09-01")
