@@ -170,9 +170,20 @@ def apply_ending(facts: SessionFacts, plan: PlannedFact) -> Decided | None:
 
 def also_ended(rows: Sequence[dict], edge: FactEdge, plan: PlannedFact) -> list[FactEdge]:
     """The other open facts (pure) of the ending's kin predicates about the very object `edge` holds
-    ("gave up photography" closes LIKES and STARTED photography; a break-up PARTNER_OF and MARRIED_TO)."""
-    return [e for e, _ in open_before(rows, plan.edge.invalid_at)
-            if e.uuid != edge.uuid and e.target_node_uuid == edge.target_node_uuid]
+    ("gave up photography" closes LIKES and STARTED photography; a break-up PARTNER_OF and MARRIED_TO),
+    and a pastime's other names that are open as LIKES too ("dropped out of the choir" ends the choir
+    and the singing that were read of one sentence)."""
+    open_ = open_before(rows, plan.edge.invalid_at)
+    same = [e for e, _ in open_ if e.uuid != edge.uuid and e.target_node_uuid == edge.target_node_uuid]
+    if edge.name != "LIKES":
+        return same
+    from graphmem.ingest.rules.hobbies import kindred  # on first need: reading facts never loads the rules
+
+    ended = next((str(row.get("object") or "") for e, row in open_ if e.uuid == edge.uuid), "")
+    names = {_words(n) for n in kindred(ended)} if ended else set()
+    taken = {e.uuid for e in same} | {edge.uuid}
+    return same + [e for e, row in open_ if e.uuid not in taken and e.name == "LIKES"
+                   and _words(str(row.get("object") or "")) in names]
 
 
 def open_before(rows: Sequence[dict], end: datetime) -> list[tuple[FactEdge, dict]]:

@@ -68,7 +68,7 @@ COMMON_ACTIVITIES = frozenset("reading writing gaming cooking running dance danc
 _THING = re.compile(r"\b(?:a|an|my|our|the|his|her)\s+((?:[\w-]+\s+){0,2}?[\w-]+)(?=\s*(?:[,.;:!?]|$|'s\b|\s+(?:"
                     r"and|but|for|with|to|from|at|in|on|got|is|was|that|which|because|since|last|this|yesterday|"
                     r"today|now|again|anymore|died|broke|gone)\b))", re.IGNORECASE)
-_THING_STOP = frozenset("way time lot bit while week month year day job place home life car's one ones "
+_THING_STOP = frozenset("way time lot bit while week month year day job place home life car's one ones ago "
                         "thing things stuff own other same".split())
 _OVERTAKE = re.compile(r"\b(?:overt(?:ook|aken|akes)|replaced|replaces|took\s+over|taken\s+over|beat|beaten|"
                        r"dethroned|edged\s+out|knocked|displaced|usurped|supplanted)\b", re.IGNORECASE)

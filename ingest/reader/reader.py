@@ -25,7 +25,7 @@ from graphmem.ingest.reader import objects
 from graphmem.ingest.reader.classifier import Reading, SentenceClassifier, shipped
 from graphmem.ingest.rules.drafts import FAMILY, HEALTH, HOME, LIKE, OWN, PET, WORK, Draft, Sentence
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES
-from graphmem.ingest.rules.extractor import session_utc, with_subject
+from graphmem.ingest.rules.extractor import session_utc, statement_before_question, with_subject
 from graphmem.ingest.rules.preferences import category
 from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
 from graphmem.ingest.rules.timing import add_group
@@ -72,13 +72,15 @@ _CUE = re.compile(
     r"relationship|single|separated|"
     r"pets?|dog|cat|pup\w*|kitten|adopt\w*|rehom\w*|died|passed\s+away|"
     r"car|bike|phone|laptop|bought|sold|owns?|drive|stolen|traded|upgraded|"
-    r"hobby|hobbies|fan|favou?rite|fave|obsessed|hooked|took\s+up|gave\s+up|stopped|unwind|"
+    r"hobby|hobbies|fan|favou?rite|fave|number\s+one|top\s+spot|obsessed|hooked|took\s+up|gave\s+up|stopped|unwind|"
     r"diet|meat|" + "|".join(objects.DIET_WORDS) + "|" + "|".join(sorted(objects.ACTIVITIES - objects.COMMON_ACTIVITIES)) + "|"
     r"swapped|switched|replaced|anymore|any\s+more|no\s+longer|left|ended|end|goodbye|farewell|"
     r"[a-z]+ed\s+out|going\s+out|called|named)\b",
     re.IGNORECASE)
+# a plan or a choice not yet made says nothing that holds: "I think I'll go with the X", "I'm looking into getting a Y"
 _HEDGE = re.compile(r"\b(?:(?:I|we)\s+used\s+to|if|wish|would|could|might|should|maybe|perhaps|someday|considering|wondering|"
-                    r"hoping|hope|plan(?:ning)?\s+to|going\s+to|gonna|want\s+to|wanna|thinking\s+(?:about|of))\b|'d\b",
+                    r"hoping|hope|plan(?:ning)?\s+to|going\s+to|gonna|want(?:ing)?\s+to|wanna|thinking\s+(?:about|of)|will|meaning\s+to|"
+                    r"looking\s+(?:into|for|at)\s+(?:getting|buying|a|an|some)|shopping\s+for)\b|'d\b|'ll\b",
                     re.IGNORECASE)
 _SOMEONE_ELSE = re.compile(
     r"^(?:(?:my|our)\s+(?:\w+\s+)?(?:sister|brother|mom|mum|mother|dad|father|parents?|friend|friends|boss|"
@@ -90,7 +92,7 @@ _TO_YOU = re.compile(r"\b(?:you|your|yours|you're|you've|u|ur)\b", re.IGNORECASE
 _ENDING = re.compile(r"\b(?:left|leaving|quit|quitting|ended|end|over|done|divorc\w*|split|broke\s+up|died|passed|"
                      r"sold|stolen|gave\s+up|given\s+up|stopped|no\s+longer|anymore|any\s+more|finished|dropped|"
                      r"lost|rehom\w*|goodbye|farewell|behind|retired|fired|laid\s+off|let\s+go|resigned|moved\s+out|"
-                     r"gone|separated|single)\b", re.IGNORECASE)
+                     r"gone|separated|single|lasted|caved|graduated|retirement|quits)\b", re.IGNORECASE)
 # a change of value: an ending word or one of these ("swapped X for Y", "since May I've been at Y")
 _CHANGE_WORD = re.compile(r"\b(?:swapped|switched|replaced|traded|instead|now|moved|overt\w+|enrolled|joined|"
                           r"started|since|took|bought|got|adopted|new|rehom\w*|upgraded|transferred)\b", re.IGNORECASE)
@@ -118,11 +120,14 @@ def _about_speaker(text: str) -> bool:
 
 def candidates(turn: TurnContext) -> list[str]:
     """Sentences of `turn` worth embedding: a user's, first person (or a change said
-    without a subject), a topic cue, not a question, hedge or someone else's news."""
+    without a subject), a topic cue, not a question (but the statement a question opens
+    with), hedge or someone else's news."""
     if " ".join(turn.speaker.split()).casefold() in ASSISTANT_ROLES:
         return []
     out = []
     for text in split_sentences(turn.text.translate(APOSTROPHES)):
+        if text.endswith("?"):  # "Now that we've settled in Cork, could you ...?": the statement the question opens with
+            text = statement_before_question(text) or text
         if text.endswith("?") or len(text) > 300 or not _about_speaker(text) or not _CUE.search(text):
             continue
         if _HEDGE.search(text) or _SOMEONE_ELSE.match(text) or _TO_YOU.search(text):

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 
 from graphmem.ingest.rules.drafts import (
-    HEALTH, LIKE, OWN, WORK, Draft, Rule, Sentence, match_span, subject_of)
-from graphmem.ingest.rules.grammar import subject_rule
+    HEALTH, HOME, LIKE, OWN, WORK, Draft, Rule, Sentence, match_span, subject_of)
+from graphmem.ingest.rules.grammar import is_region, subject_rule
 from graphmem.ingest.rules.health import DIETS, DIET_NORMAL
 from graphmem.ingest.rules.hobbies import HOBBY_NOUNS, activity_name
 from graphmem.ingest.rules.pets import names_a_pet
@@ -70,6 +70,20 @@ def _proper(word: str) -> bool:
     return all(w[:1].isupper() or w.lower() in ("of", "and", "&", "the", "de") for w in word.split()) and word[:1].isupper()
 
 
+_TRIP = re.compile(r"\b(?:holiday|vacation|trip|break|getaway|honeymoon|tour|itinerary|flights?|this\s+(?:summer|year|winter)|"
+                   r"next\s+(?:summer|year|winter))\b", re.IGNORECASE)
+
+
+def _home_swap(subj: str, old: str, new: str, s: Sentence, span: tuple[int, int]) -> list[Draft]:
+    """ "We traded Texas for Denver": a region on one side makes the swap a change of home, unless the
+    turn is about a trip ("swapped France for Spain this summer")."""
+    if _TRIP.search(s.turn):
+        return []
+    return [Draft(subj, "LIVES_IN", old, f"{subj} no longer lives in {old}", "end", HOME, True, span=span,
+                  closes_only=True),
+            Draft(subj, "LIVES_IN", new, f"{subj} lives in {new}", "state", HOME, True, span=span)]
+
+
 def change(m: re.Match[str], s: Sentence) -> list[Draft]:
     old, new = _clip(m["old"]), _clip(m["new"])
     verb = s.text[m.end("subj"):m.start("old")].lower()
@@ -82,6 +96,8 @@ def change(m: re.Match[str], s: Sentence) -> list[Draft]:
         return [Draft(subj, "LIKES", a_old, f"{subj} gave up {a_old}", "end", LIKE, True, f"PREF:{a_old.lower()}",
                       span=span),
                 Draft(subj, "STARTED", a_new, f"{subj} took up {a_new}", "event", LIKE, span=span)]
+    if not relocating and (is_region(old) or is_region(new)) and _proper(strip_article(old)) and _proper(strip_article(new)):
+        return _home_swap(subj, strip_article(old), strip_article(new), s, span)
     if _proper(old) and _proper(new):
         school = SCHOOL_WORD.search(old) or SCHOOL_WORD.search(new) or re.search(r"\bState\b", f"{old} {new}")
         if relocating:

@@ -34,7 +34,9 @@ WENT_ACTIVITY = subject_rule("went", "HAVE gone", tail=r"\s+(?P<act>[a-z]+ing)\b
 _ATTEND_REJECT = re.compile(
     r"^(?:bed|sleep|work|home|school|it|that|this|there|here|a\s+loss|peace|ease|least|first|the\s+time|"
     r"the\s+moment|the\s+end|my\s+limit|get|grab|buy|pick|help|meet|play|hang|try|do|have|take|make|check|"
-    r"the\s+bathroom|the\s+toilet|a\s+point|a\s+stage|a\s+place|a\s+time|war|visit|bring|find|talk)\b",
+    r"the\s+bathroom|the\s+toilet|a\s+point|a\s+stage|a\s+place|a\s+time|war|visit|bring|find|talk|"
+    # a change of hands or of home, not an outing: "the Focus went to a new owner", "Mochi went to live with my sister"
+    r"live|stay|a\s+new\s+(?:owner|home|family)|new\s+owners|an?\s+(?:good|loving|forever|better)\s+home)\b",
     re.IGNORECASE,
 )
 

@@ -140,20 +140,28 @@ def session_utc(turn: TurnContext) -> datetime:
 
 # diary and chat drop the "I": "Got laid off from Contoso", "Just moved to Leeds", "Born in Sapporo"
 _NO_SUBJECT = re.compile(
-    r"(?:(?:just|finally|recently|also|then|today|yesterday|so)\s+)?(?:got|moved|started|quit|left|bought|sold|"
+    r"(?:(?:just|finally|recently|also|then|today|yesterday|so|pretty\s+much|basically|more\s+or\s+less|mostly|all\s+but|"
+    r"kind\s+of|sort\s+of)\s+)?(?:got|moved|started|stopped|quit|left|bought|sold|"
     r"adopted|visited|graduated|joined|went|finished|broke|signed|took|relocated|retired|resigned|began|"
     r"rescued|landed|accepted|transferred|picked|handed|wrapped|dropped|enrolled|switched|ditched|swapped|traded|"
     r"upgraded|cleared|deferred|rehomed|dumped|packed)\b",
     re.IGNORECASE,
 )
 _NO_SUBJECT_BE = re.compile(r"(?:born|raised)\s+(?:and\s+raised\s+)?in\b", re.IGNORECASE)
+# diary and chat drop "I'm" too: "Doing a part-time MSc at Birkbeck", "Working nights at the depot"; not a gerund that is
+# the subject of its sentence ("Working from home is great", "Living in NYC can be lonely")
+_NO_SUBJECT_ING = re.compile(r"(?:(?:currently|still|now|also)\s+)?(?:doing|studying|working|teaching|training|renting|"
+                             r"living|volunteering|freelancing|nursing)\b", re.IGNORECASE)
+_GERUND_SUBJECT = re.compile(r"^[^,;:]*?\s(?:is|was|are|were|have\s+been|has\s+been|can\s+be|could\s+be|makes|made|takes|took|feels|felt|gets|"
+                             r"got|seems|sounds|isn't|wasn't|will\s+be|would\s+be|means)\b", re.IGNORECASE)
 
 
 _FIRST_PERSON_START = re.compile(r"(?:[\w']+,?\s+){0,3}?(?:I|[Ww]e)\b")
 # "I sold the Volvo and bought a Mazda", "we moved out of X and now live in Y": the second verb shares the "I"
 _SHARED_SUBJECT = re.compile(
     r"(?<=\s)(?P<conj>and|but|then)\s+(?=(?:then\s+)?(?:took|bought|joined|started|moved|got|adopted|sold|left|"
-    r"quit|began|picked|switched|relocated|settled|stopped|dropped)\b|now\s+(?:live|work|study)\b)")
+    r"quit|began|picked|switched|relocated|settled|stopped|dropped|went|traded|swapped|retired|finished|passed)\b|"
+    r"now\s+(?:live|work|study)\b)")
 
 
 def with_subject(text: str) -> str:
@@ -164,6 +172,8 @@ def with_subject(text: str) -> str:
         text = f"I {text[0].lower()}{text[1:]}"
     elif _NO_SUBJECT_BE.match(text):
         text = f"I was {text[0].lower()}{text[1:]}"
+    elif _NO_SUBJECT_ING.match(text) and not _GERUND_SUBJECT.match(text):
+        text = f"I'm {text[0].lower()}{text[1:]}"
     if _FIRST_PERSON_START.match(text):
         text = _SHARED_SUBJECT.sub(lambda m: f"{m['conj']} I ", text)
     return text

@@ -172,3 +172,33 @@ terraced house|end terrace|end-of-terrace|semi|semi-detached|detached house|mais
 row house|brownstone|chalet|houseboat|narrowboat|one-bed|two-bed|three-bed|new-build|new build|walk-up|triplex|
 granny flat|tenement
 """)
+
+
+# countries, states, provinces and large regions: places whatever the sentence says, unlike towns. "We traded Texas for
+# Denver" is a move because Texas can only be a place; "traded Deloitte for KPMG" says nothing of where anyone lives
+_REGION_NAMES = """
+Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Georgia|Hawaii|Idaho|Illinois|Indiana|
+Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|Missouri|Montana|Nebraska|
+Nevada|New Hampshire|New Jersey|New Mexico|New York State|North Carolina|North Dakota|Ohio|Oklahoma|Oregon|
+Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington State|
+West Virginia|Wisconsin|Wyoming|
+Alberta|British Columbia|Manitoba|New Brunswick|Newfoundland|Nova Scotia|Ontario|Quebec|Saskatchewan|Yukon|
+England|Scotland|Wales|Northern Ireland|Cornwall|Yorkshire|Devon|Kent|Essex|Surrey|the Highlands|the Midlands|
+the Midwest|the Bay Area|the South|the North|the Pacific Northwest|New England|the East Coast|the West Coast|
+the Lake District|the Cotswolds|Bavaria|Tuscany|Provence|Brittany|Catalonia|Andalusia|Queensland|Victoria|
+New South Wales|Tasmania|
+Argentina|Australia|Austria|Belgium|Brazil|Bulgaria|Canada|Chile|China|Colombia|Croatia|Cyprus|Czechia|
+the Czech Republic|Denmark|Ecuador|Egypt|Estonia|Ethiopia|Finland|France|Germany|Ghana|Greece|Hungary|Iceland|India|
+Indonesia|Ireland|Israel|Italy|Jamaica|Japan|Kenya|Latvia|Lebanon|Lithuania|Luxembourg|Malaysia|Malta|Mexico|Morocco|
+the Netherlands|Holland|New Zealand|Nigeria|Norway|Pakistan|Peru|the Philippines|Poland|Portugal|Romania|Russia|
+Scotland|Serbia|Singapore|Slovakia|Slovenia|South Africa|South Korea|Korea|Spain|Sri Lanka|Sweden|Switzerland|Taiwan|
+Tanzania|Thailand|Turkey|Uganda|Ukraine|the UK|the US|the USA|the States|the United States|the United Kingdom|Britain|
+Uruguay|Vietnam|Zimbabwe|Dubai|the UAE
+"""
+REGIONS = frozenset(" ".join(n.split()).casefold() for n in _REGION_NAMES.replace("\n", "").split("|") if n.strip())
+
+
+def is_region(name: str) -> bool:
+    """Whether `name` ("Texas", "the Midwest", "Midwest") is a country, state or large region."""
+    low = " ".join(name.split()).casefold()
+    return low in REGIONS or f"the {low}" in REGIONS

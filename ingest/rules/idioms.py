@@ -31,7 +31,7 @@ from graphmem.ingest.rules.health import DIET_NORMAL, DIET_WORDS, DIETS
 from graphmem.ingest.rules.hobbies import NOT_A_HOBBY, HOBBY_NOUNS, PASTIME_NAMES, activity_name
 from graphmem.ingest.rules.pets import PETS
 from graphmem.ingest.rules.preferences import category
-from graphmem.ingest.rules.presupposed import BRAND, BRANDS, about_someone_else
+from graphmem.ingest.rules.presupposed import BRAND, BRANDS, MODEL_MARK, about_someone_else
 from graphmem.ingest.rules.text import REJECT_PLACE, strip_article, take_proper, to_gerund
 from graphmem.ingest.rules.work import SCHOOL_WORD
 
@@ -166,7 +166,7 @@ _WORK_NONE = (rf"\b(?:I'm|I\s+am|I've\s+been|I\s+have\s+been)\s+(?:(?:now|curren
               rf"|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:handed|turned|gave)\s+(?:in|back)\s+my\s+"
               rf"(?:staff|work|security|office)\s+(?:pass|laptop|phone|uniform)\b{_NAMED_AFTER}"
               rf"|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?hung\s+up\s+my\s+(?:apron|scrubs|stethoscope|"
-              rf"name\s+badge|uniform)\b{_NAMED_AFTER}"
+              rf"name\s+badge|uniform|hard\s+hat|hi-vis|whistle|(?:keys|tools|briefcase|headset)(?=\s+for\s+good\b))\b{_NAMED_AFTER}"
               # "I'm not working at the moment": no job now (not "today": a day off)
               r"|\bI(?:'m|\s+am)\s+(?:currently\s+)?not\s+working\s+(?:at\s+the\s+moment|these\s+days|anymore|any\s+more|for\s+now)\b")
 _STUDY_NONE = (rf"\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?graduated\b(?!\s+(?:from|at|high|school)\b)"
@@ -175,6 +175,10 @@ _STUDY_NONE = (rf"\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?gra
                rf"|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:finished|completed)\s+(?:uni|university|college|"
                rf"my\s+degree|my\s+studies|my\s+masters|my\s+master's|my\s+phd|my\s+PhD|my\s+course)\b"
                rf"{_NAMED_AFTER}"
+               # "Results came through, passed with merit", "I passed my MSc": the one open course is over
+               r"|(?:^|[,;:]\s+|\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|officially\s+)?)passed\s+(?:my\s+(?:degree|masters|master's|"
+               r"MSc|MA|MBA|MRes|PhD|doctorate|dissertation|thesis|viva|finals)\b|(?:it\s+|the\s+(?:degree|course)\s+)?with\s+"
+               r"(?:merit|distinction|honours|honors|flying\s+colou?rs|a\s+(?:first|2:1|2:2|third|pass)))"
                # "I'm no longer a student", "I'm not a student anymore": the one open course ends
                r"|\bI(?:'m|\s+am)\s+(?:no\s+longer\s+a\s+student\b|not\s+a\s+student\s+(?:anymore|any\s+more)\b)")
 
@@ -222,6 +226,10 @@ _THINGS_WITH = (rf"\bthings\s+(?:with|between)\s+(?:me\s+and\s+)?{_PARTNER_NAME}
                 rf"petered\s+out|ended|fell\s+apart|didn't\s+work\s+out|did\s+not\s+work\s+out|went\s+south|"
                 rf"(?:are|were)\s+(?:over|done|finished)|came\s+to\s+an\s+end|ran\s+their\s+course|cooled\s+off|didn't\s+last)\b"
                 rf"|\b(?:it's|it\s+is|it's\s+all)\s+over\s+(?:with|between\s+me\s+and)\s+(?P<obj2>{NAME})\b")
+# "Hannah and I have been together about six weeks now": a couple by its length, not "together all day" or "at the office"
+_BEEN_TOGETHER = (r"been\s+(?:together|a\s+couple|an\s+item)(?=\s*(?:[,.;!?]|$)|\s+(?:now|since|(?:for\s+)?(?:(?:about|nearly|"
+                  r"almost|over|around|roughly|just\s+over|just\s+under)\s+)?(?:a|an|\d+|one|two|three|four|five|six|seven|eight|"
+                  r"nine|ten|eleven|twelve|a\s+few|a\s+couple\s+of|several|many)\s+(?:weeks?|months?|years?|decades?))\b)")
 PARTNER_BEGINS = (
     rf"{_I}(?:been\s+|started\s+|begun\s+|now\s+)*(?:seeing|dating|going\s+out\s+with|with|together\s+with)\s+"
     rf"(?:(?:someone|somebody)(?:\s+new)?|a\s+(?:(?:really\s+|very\s+)?(?:lovely|great|nice|sweet|new|wonderful|kind|cute|"
@@ -234,7 +242,7 @@ PARTNER_BEGINS = (
     rf"|\b(?P<obj5>{NAME})\s+and\s+I\b[^.;!?]{{0,60}}?\bour\s+(?:\w+\s+)?(?:wedding\s+)?anniversary\b"
     rf"|\b(?P<obj3>{NAME})\s+and\s+I\s+(?:have\s+|had\s+)?(?:(?:just|finally|officially|recently)\s+)?(?:got\s+together|"
     rf"started\s+dating|started\s+seeing\s+each\s+other|have\s+been\s+dating|have\s+been\s+seeing\s+each\s+other|"
-    rf"are\s+(?:now\s+)?(?:together|dating|an\s+item|official|a\s+thing|seeing\s+each\s+other|exclusive))\b"
+    rf"are\s+(?:now\s+)?(?:together|dating|an\s+item|official|a\s+thing|seeing\s+each\s+other|exclusive)|{_BEEN_TOGETHER})\b"
 )
 
 # ------------------------------------------------------------------ pets
@@ -281,7 +289,7 @@ got repossessed|was repossessed|is no more|went to the scrapyard|went for scrap|
 """)
 _LEFT_ON = r"\b(?:left|lost|forgot)\s+(?:my|our)\s+(?P<obj>(?-i:[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2}))\s+(?:on|in|at)\s+(?:a|an|the)\s+"
 _LEFT_ON += r"(?:train|bus|plane|flight|taxi|cab|tube|subway|uber|beach|airport|bar|pub|park)\b"
-_BRAND_MODEL = BRAND + r"(?-i:(?:\s+[A-Z0-9][\w-]*){0,2})"
+_BRAND_MODEL = BRAND + rf"(?-i:(?:{MODEL_MARK}|\s+[A-Z0-9][\w-]*){{0,2}})"
 THING_BEGINS = (
     rf"{_I}(?:been\s+)?(?:driving|riding|playing|rocking)\s+(?:an?|my|our)\s+"
     rf"(?:(?:new|used|secondhand|second-hand|shiny|old|little|trusty|\d{{4}})\s+){{0,2}}"
@@ -297,7 +305,14 @@ THING_BEGINS = (
 
 _SWAPPED_FOR = (rf"\b(?:swapped|traded(?:\s+in)?|exchanged|part-exchanged|sold|replaced)\s+{_THING}(?:\s+in)?\s+(?:for|with)\s+(?:an?|the|my)\s+"
                 rf"(?:(?:new|used|secondhand|second-hand|shiny|refurbished|brand\s+new|\d{{4}})\s+){{0,2}}(?P<obj2>{_BRAND_MODEL})")
+# "traded the Canon in at the shop", "part-exchanged my Golf in June": the particle after the thing; "traded X in for Y"
+# is `_SWAPPED_FOR`'s, and a lower-case object is no thing of one's own ("traded the stock in the morning")
+_TRADED_IN = (r"\b(?:traded|part-exchanged)\s+(?:the|my|our)\s+(?:(?:old|trusty)\s+)?"
+              r"(?P<obj>(?-i:[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2}))\s+in\b(?!\s+(?:for|with|exchange)\b)")
+# a change of kind said with the new thing: "went mirrorless with a Fujifilm X-T5", "went electric with a Kia Niro"
+_WENT_KIND = r"(?:electric|mirrorless|hybrid|digital|cordless|automatic|android|full-frame|full\s+frame)"
 _GOT_BRAND = (rf"{_I}(?:got|have|own|picked\s+up|upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|splashed\s+out\s+on|went\s+for|"
+              rf"went\s+{_WENT_KIND}\s+with|"
               rf"invested\s+in)\s+(?:an?|the)\s+"
               rf"(?:(?:new|used|secondhand|second-hand|shiny|refurbished|brand\s+new|old|little|trusty|\d{{4}})\s+){{0,2}}"
               rf"(?P<obj>{_BRAND_MODEL})")
@@ -359,6 +374,15 @@ HOBBY_BEGINS = (
     rf"again|recently|lately|last\s+\w+|this\s+\w+)\b|(?=\s*(?:[,.;:!?]|$|\s+(?:and|but|so|because|after|since|as|now)\b)))"
 )
 
+# a habit of going somewhere for an activity: "I've been going to the bouldering wall twice a week", "we go to a pottery
+# class every Tuesday"; the frequency says it is a habit, not one trip ("going to the climbing wall on Saturday")
+_VENUE = r"(?:wall|gym|class|classes|club|sessions?|group|centre|center|studio|pool|lessons?|course|meet-?ups?|league|lake|ponds?)"
+_OFTEN = (r"(?:(?:once|twice|three\s+times|four\s+times|five\s+times|\d\s+times|a\s+few\s+times)\s+a\s+week|every\s+(?:week|day|"
+          r"morning|evening|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|weekly|most\s+(?:days|weekends|"
+          r"evenings|mornings|weeks))")
+HOBBY_HABIT = (rf"{_I}(?:been\s+)?(?:going|go|heading|head)\s+(?:down\s+)?to\s+(?:a|the|my|our)\s+(?:local\s+)?"
+               rf"(?P<act>[a-z-]+)\s+{_VENUE}\b(?=[^.;!?]{{0,60}}?\b{_OFTEN}\b)")
+
 # ------------------------------------------------------------------ favourites
 
 _FAV_THING = r"(?-i:(?P<{0}>(?:[A-Z][\w.'-]*|of|the|de|van|von|da|le|la)(?:\s+(?:[A-Z][\w.'-]*|of|the|de|van|von|da|le|la)){{0,4}}))"
@@ -408,6 +432,15 @@ DIET_ENDS = (
     rf"|\b(?:stopped|quit)\s+being\s+(?P<diet4>{DIET_WORDS})\b"
 )
 
+# a diet that ran its course, said with the diet as subject: "Keto lasted till May", "the vegan thing didn't last"
+DIET_LASTED = (rf"(?:^|[,;:]\s+|\b(?:and|but|so)\s+)(?:the\s+|my\s+)?(?P<diet>{DIET_WORDS})(?![\w-])(?:\s+(?:diet|thing|experiment|phase))?\s+"
+               rf"(?:only\s+|barely\s+|just\s+)?(?:lasted(?!\s+me\b)|didn't\s+last|did\s+not\s+last|fizzled\s+out|petered\s+out)\b")
+# a switch to a way of eating: "switched to eating Mediterranean-style", "moved over to a plant-based diet"; a word that is
+# not a diet on its own ("Mediterranean", "low-FODMAP") needs "-style" or "diet" after it
+_EATING_STYLE = r"(?:mediterranean|low-fodmap|dash|nordic|flexitarian|whole-food|whole\s+food)"
+DIET_SWITCHED = (rf"\b(?:switched|moved|changed|gone|went|converted|transitioned|shifted)\s+(?:over\s+)?to\s+"
+                 rf"(?:eating\s+|being\s+)?(?:(?:a|an|the|more\s+of\s+a)\s+)?(?:(?P<diet>{DIET_WORDS})(?![\w-])|"
+                 rf"(?P<style>{_EATING_STYLE})(?=[\s-](?:style|diet|way\s+of\s+eating|eating)\b))")
 # "I've been doing keto since January", "these days I'm doing intermittent fasting"
 DIET_DOING = (rf"\b(?:I|we)(?:'ve\s+been|\s+have\s+been|'m|\s+am|'re|\s+are)\s+(?:(?:now|currently|still|strictly|also)\s+)*"
               rf"(?:doing|following|trying|sticking\s+to)\s+(?:the\s+)?(?P<diet>{DIET_WORDS})(?![\w-])")
@@ -663,10 +696,10 @@ def havent_since(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 def hobby_begins(m: re.Match[str], s: Sentence) -> list[Draft]:
-    act = _activity(m["act"] or m["act2"] or m["act3"] or "")
+    act = _activity(next((m[g] for g in ("act", "act2", "act3") if g in m.re.groupindex and m[g]), ""))
     if act is None or about_someone_else(s, m.start()):
         return []
-    if not m["act3"]:  # "I'm all about pottery" is a state; only "picked up X instead" says it began
+    if "act3" not in m.re.groupindex or not m["act3"]:  # "I'm all about pottery" is a state; "picked up X instead" began
         return [Draft(s.speaker, "LIKES", act, f"{s.speaker} enjoys {act}", "state", LIKE, True, f"PREF:{act}",
                       span=match_span(m, m.end()))]
     return [Draft(s.speaker, "STARTED", act, f"{s.speaker} took up {act}", "event", LIKE, span=match_span(m, m.end()))]
@@ -721,7 +754,7 @@ def study_quit(m: re.Match[str], s: Sentence) -> list[Draft]:
 def diet_begins(m: re.Match[str], s: Sentence) -> list[Draft]:
     if about_someone_else(s, m.start()):
         return []
-    low = m["diet"].lower()
+    low = (m["diet"] or m["style"]).lower() if "style" in m.re.groupindex else m["diet"].lower()
     name = DIET_NORMAL.get(low, low)
     return [Draft(s.speaker, "DIET", name, f"{s.speaker} is {name}", "state", HEALTH, True, "DIET",
                   span=match_span(m, m.end()))]
@@ -819,7 +852,9 @@ _TABLE: tuple[Rule, ...] = (
             r"months|weeks|years|ages)\b))", THING_ENDS_BEFORE), thing_ends),
     Rule(_r(rf"\b(?:gave|handed|passed)\s+{_THING}\s+(?:away|(?:on|down|over)\s+to|to)\b", ("gave", "handed", "passed")),
          thing_ends),
-    Rule(_r(rf"(?:^|[,;:]\s+|\b(?:and|so|but|then)\s+){_THING}\s+(?:(?:finally|eventually|sadly|just|has|had)\s+)*{THING_GONE_AFTER}\b",
+    Rule(_r(_TRADED_IN, ("traded", "part-exchanged", "trade")), thing_ends),
+    Rule(_r(rf"(?:^|[,;:]\s+|\b(?:and|so|but|then|since|after|once|when|now\s+that|ever\s+since)\s+){_THING}\s+"
+            rf"(?:(?:finally|eventually|sadly|just|has|had)\s+)*{THING_GONE_AFTER}\b",
             THING_GONE_AFTER),
          thing_ends, False),
     Rule(_r(_LEFT_ON, ("left", "lost", "forgot")), thing_ends, False),
@@ -827,11 +862,12 @@ _TABLE: tuple[Rule, ...] = (
                            "to buy", "to get", "pay for")),
          thing_begins),
     Rule(_r(_SWAPPED_FOR, ("swapped", "traded", "exchanged", "sold", "replaced")), swapped_for),
-    Rule(_r(_GOT_BRAND, ("picked", "upgraded", "treated", "splashed", "went for", "invested", "got", "have", "own")),
+    Rule(_r(_GOT_BRAND, ("picked", "upgraded", "treated", "splashed", "went for", "invested", "got", "have", "own", "went")),
          thing_begins),
     Rule(_r(rf"(?:\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|kind\s+of|sort\s+of|completely|totally)\s+)*|^){HOBBY_LOST}\b", HOBBY_LOST),
          hobby_lost),
     Rule(_r(GEAR_DOWN, tuple(sorted({g.split()[-1] for g in GEAR}))), gear_down),
+    Rule(_r(HOBBY_HABIT, ("going", "go ", "heading", "head ")), hobby_begins),
     Rule(_r(HAVENT_SINCE, ("haven't", "have not", "hasn't")), havent_since, False),
     Rule(_r(HOBBY_BEGINS, ("got", "getting", "gotten", "about", "into", "picked", "took", "taken", "started", "hooked",
                            "obsessed")),
@@ -841,13 +877,17 @@ _TABLE: tuple[Rule, ...] = (
     Rule(_r(FAV_ENDED, ("favorite", "favourite")), fav_ended, False),
     Rule(_r(DIET_ENDS_ANY, ("back", "eating", "diet", "omnivore", "meat", "wagon", "again", "eat ")), diet_ends, False),
     Rule(_r(DIET_DOING, DIETS), diet_begins),
+    Rule(_r(DIET_LASTED, ("last", "fizzled", "petered")), diet_ends, False),
+    Rule(_r(DIET_SWITCHED, ("switched", "moved", "changed", "gone", "went", "converted", "transitioned", "shifted")),
+         diet_begins),
     Rule(_r(_STUDY_QUIT, ("uni", "college", "school", "course", "degree", "studies", "program", "masters", "master's",
                           "phd", "dropped out")), study_quit),
     Rule(_r(_INTO_NAMED, ("into",)), fan_of),
     Rule(_r(_WORK_NONE, ("between jobs", "unemployed", "out of work", "jobless", "dole", "retired", "laid off", "redundant",
                          "let go", "fired", "sacked", "my job", "notice", "resigned", "handed", "turned in", "turned back",
                          "gave back", "gave in", "hung up", "not working")), work_none),
-    Rule(_r(_STUDY_NONE, ("graduated", "graduate", "grad", "done with", "finished", "completed", "student")), study_quit),
+    Rule(_r(_STUDY_NONE, ("graduated", "graduate", "grad", "done with", "finished", "completed", "student", "passed")),
+         study_quit),
     Rule(_r(DIET_ENDS, DIETS), diet_ends, False),
 )
 TRIGGERS = tuple(r.trigger for r in _TABLE)

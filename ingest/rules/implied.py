@@ -53,6 +53,21 @@ WORK_DEPT = rule(rf"{_I_AM}(?:in|on|with)\s+(?:the\s+)?{DEPARTMENTS}\s+(?:team\s
 # "three months in at Bramble Digital", "a year in at the council"
 TIME_IN_AT = rule(r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+few|few|couple\s+of|"
                   r"several|\d+)\s+)?(?:days?|weeks?|months?|years?)\s+in\s+at\s+" + _ORG, (" in at ",))
+# the length of a working life with what it was spent doing: "twenty-six years driving for Greyhound", "ten years teaching
+# at Hillside"; work verbs only ("two years waiting for Amazon" is no job) and an organisation's name after
+_WORK_GERUND = alt("""
+working|driving|teaching|nursing|cooking|flying|cleaning|coding|programming|serving|bartending|managing|selling|lecturing|
+temping|consulting|freelancing|contracting|trucking|delivering|engineering|designing|building|nannying|caring|waitressing|
+waiting tables|stocking shelves|on the tills|on the buses|on the trains|on the railway|in the kitchen at|in the kitchens at
+""")
+YEARS_DOING = rule(r"\b(?:(?:twenty|thirty|forty|fifty)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|a|one|two|three|"
+                   r"four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
+                   r"nineteen|a\s+few|few|couple\s+of|several|many|\d+)\s+(?:years?|months?|decades?)\s+(?:of\s+)?"
+                   + _WORK_GERUND + r"\s+(?:(?:for|at|with)\s+)?" + _ORG,
+                   ("working", "driving", "teaching", "nursing", "cooking", "flying", "cleaning", "coding", "programming",
+                    "serving", "bartending", "managing", "selling", "lecturing", "temping", "consulting", "freelancing",
+                    "contracting", "trucking", "delivering", "engineering", "designing", "building", "nannying", "caring",
+                    "waitressing", "waiting", "stocking", "tills", "buses", "trains", "railway", "kitchen"))
 # "Crumbs Bakery took me on", "Veritas hired me in June"
 HIRED_ME = rule(r"(?P<org>(?-i:[A-Z][\w&'.-]*(?:\s+(?:[A-Z][\w&'.-]*|of|and|&))*?))\s+(?:(?:eventually|finally|just|"
                 r"luckily|then|quickly)\s+)*(?:took\s+me\s+on|hired\s+me|snapped\s+me\s+up|brought\s+me\s+on(?:board|\s+board)?|"
@@ -188,10 +203,23 @@ _NOW_WORD = re.compile(r"^[^,.;!?]{0,20}?\b(?:now|these\s+days|since|for\s+(?:\w
 # "I rent a tiny studio in Toronto", "we bought a house in Montclair"
 _DWELLING = DWELLINGS
 RENT_IN = rule(rf"\b(?:I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|now|recently|since|currently|also)\s+)*(?:rent|share|sublet|"
-               rf"bought|purchased|closed\s+on|rented|moved\s+into)\s+(?:a|an|our|my)\s+(?:(?:first|own)\s+)?(?:[a-z-]+\s+){{0,3}}?"
+               rf"bought|purchased|closed\s+on|rented|moved\s+into|settled\s+into|settled\s+in\s+to)\s+(?:a|an|our|my|the)\s+"
+               rf"(?:(?:first|own)\s+)?(?:[a-z-]+\s+){{0,3}}?"
                rf"{_DWELLING}\s+(?:just\s+)?(?:in|near|outside|on\s+the\s+edge\s+of)\s+" + _ORG,
-               ("rent", "share", "sublet", "bought", "purchased", "closed on", "moved into"))
-_NOT_HOME = re.compile(r"\b(?:holiday|vacation|second|investment|buy-to-let|rental\s+property|airbnb|for\s+(?:the|a|two|"
+               ("rent", "share", "sublet", "bought", "purchased", "closed on", "moved into", "settled"))
+# looking after one's home, said with where it is: "tips for keeping a second-floor apartment in Austin cool", "heating
+# our flat in Leeds"; a first-person turn only, and never a holiday let, a rental to let or a stay
+UPKEEP_IN = rule(rf"\b(?:keep(?:ing)?|heat(?:ing)?|cool(?:ing)?|insulat(?:e|ing)|soundproof(?:ing)?|declutter(?:ing)?|"
+                 rf"decorat(?:e|ing)|furnish(?:ing)?|clean(?:ing)?|damp-?proof(?:ing)?|draught-?proof(?:ing)?|"
+                 rf"childproof(?:ing)?|baby-?proof(?:ing)?)\s+(?:a|an|our|my)\s+(?:[a-z-]+\s+){{0,3}}?{_DWELLING}\s+in\s+" + _ORG,
+                 ("keep", "heat", "cool", "insulat", "soundproof", "declutter", "decorat", "furnish", "clean", "proof"))
+# "been here three years now" says the speaker lives where the turn named a moment before: "day trips from Glasgow? been
+# here three years" (years or months: days and weeks are visits); not after a move's origin ("moved here from Leeds")
+BEEN_HERE = rule(r"\b(?:(?:I|we)(?:'ve|\s+have)\s+|^)(?:been|lived|living)\s+(?:out\s+|up\s+|down\s+|over\s+)?here\s+(?:for\s+)?"
+                 r"(?:(?:about|nearly|almost|over|around|roughly|just\s+over|just\s+under|going\s+on)\s+)?(?:a|an|\d+|one|two|three|four|"
+                 r"five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|a\s+few|a\s+couple\s+of|several|many)\s+"
+                 r"(?:years?|months?|decades?)\b", ("here",))
+_NOT_HOME = re.compile(r"\b(?:holiday|vacation|second(?![\s-](?:floor|storey|story|hand))|investment|buy-to-let|rental\s+property|airbnb|for\s+(?:the|a|two|"
                        r"three|\d+)\s+(?:week|weekend|night|days?|month)|for\s+my\s+(?:mum|mom|dad|parents|son|daughter)|to\s+(?:rent|let)\s+out|"
                        r"tenants?|flip|fixer-upper\s+to\s+sell|as\s+an\s+investment)",
                        re.IGNORECASE)
@@ -316,6 +344,45 @@ _TRAVEL_WORD = re.compile(r"\b(?:trip|travel\w*|holiday|vacation|visit\w*|hotel|
                           r"sightseeing|tourist|itinerary|flight|flew|landed|honeymoon|backpacking)\b", re.IGNORECASE)
 
 
+_FIRST_PERSON = re.compile(r"\b(?:I|my|our|we|me|us)\b|\b(?:I|we)'", re.IGNORECASE)
+
+
+_OTHERS_HOME = re.compile(r"\b(?:my|our)\s+\w+'s\b|\b(?:his|her|their)\s+(?:[a-z-]+\s+)?(?:place|flat|house|home|apartment)\b",
+                          re.IGNORECASE)
+
+
+def upkeep_in(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if _FIRST_PERSON.search(f"{s.before} {s.text}") is None or _NOT_HOME.search(s.turn) or _TRAVEL_WORD.search(s.turn):
+        return []
+    if _OTHERS_HOME.search(s.turn):
+        return []
+    return lives_in(m, s)
+
+
+# the place a turn named before "been here": after in/from/around, capitalised, or lower-case in an all-lower-case turn
+_NAMED_PLACE = re.compile(r"\b(?:in|from|around|near|outside|of)\s+(?P<place>(?-i:[A-Z][a-z]+(?:[\s-][A-Z][a-z]+)?)|[a-z]{3,})"
+                          r"(?=\s*(?:[,.;:!?]|$|\s+(?:without|and|but|with|for|on|at|by|so|or|is|was|that|this|because)\b))")
+_NOT_PLACE_WORDS = frozenset("""home work school town scratch bed time here there now then today tomorrow yesterday
+    everywhere anywhere somewhere nowhere outside inside abroad overseas memory hand hands bed advance general
+    particular fact mind life public person private total stock order case place line detail course""".split())
+_CAME_HERE = re.compile(r"\b(?:moved|came|flew|relocated|emigrated|drove|arrived|immigrated)\b[^.!?]{0,30}\b(?:here|over)\b",
+                        re.IGNORECASE)
+
+
+def been_here(m: re.Match[str], s: Sentence) -> list[Draft]:
+    before = f"{s.before} {s.text[:m.start()]}"
+    if _CAME_HERE.search(s.turn) or _TRAVEL_WORD.search(s.turn) or about_someone_else(s, m.start()):
+        return []
+    lower_turn = not re.search(r"[A-Z]", s.turn)
+    names = [x["place"] for x in _NAMED_PLACE.finditer(before)
+             if (x["place"][:1].isupper() or lower_turn) and x["place"].lower() not in STOP_NAMES | REJECT_PLACE | _NOT_PLACE_WORDS]
+    if not names:
+        return []
+    name = " ".join(w[:1].upper() + w[1:] for w in names[-1].split())
+    return [Draft(s.speaker, "LIVES_IN", name, f"{s.speaker} lives in {name}", "state", HOME, True,
+                  span=match_span(m, m.end()))]
+
+
 def rents_in(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "I rent a studio in X" is a home; a bought one only when a household buys it ("we just closed on a
     bungalow in X") or with a move in the sentence ("left NYC and bought a house in Y"): one person's purchase
@@ -392,10 +459,11 @@ def gerund_change(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule(WORK_DEPT, works_at), Rule(TIME_IN_AT, time_in_at, False), Rule(HIRED_ME, hired_me, False),
+    Rule(WORK_DEPT, works_at), Rule(TIME_IN_AT, time_in_at, False), Rule(YEARS_DOING, time_in_at, False), Rule(HIRED_ME, hired_me, False),
     Rule(STUDENT_AT, studies_at), Rule(QUALIFICATION_AT, studies_at), Rule(ENROLLED_AT, studies_at),
     Rule(TRANSFERRED, transferred), Rule(SINCE_MOVE, lives_in, False), Rule(NOW_THAT_IN, lives_in, False),
     Rule(NOW_THAT_AT, now_at, False), Rule(WITH_ME_IN, lives_in, False), Rule(RENT_IN, rents_in),
+    Rule(UPKEEP_IN, upkeep_in), Rule(BEEN_HERE, been_here, False),
     Rule(LIVING_IN, lives_in), Rule(WITH_ORG_NOW, with_org), Rule(FIRST_AT, first_at, False),
     Rule(I_AM_IN, i_am_in),
     Rule(TRADE_FOR, trade_for), Rule(TRADE_AT, works_at), Rule(TIME_INTO, time_into, False),
@@ -405,4 +473,4 @@ RULES: tuple[Rule, ...] = (
 QUESTION_RULES: tuple[Rule, ...] = (Rule(WITH_ME_IN, lives_in, False), Rule(WORK_DEPT, works_at, False),
                                     Rule(LIVING_IN, lives_in, False),
                                     Rule(STUDENT_AT, studies_at, False), Rule(TIME_INTO, time_into, False),
-                                    Rule(MEMBER_AT, member_at, False))
+                                    Rule(MEMBER_AT, member_at, False), Rule(UPKEEP_IN, upkeep_in, False))

@@ -61,9 +61,18 @@ FAVORITE_BECAME = rule(
     r"my|the|to|of|in|on|at|and|but|since|after|so|has|have|is|was|trip|then)\b)[\w'-]+)\s+(?:has|have|'s)\s+"
     r"(?:(?:now|officially|quickly|firmly|easily|somehow)\s+)?become\s+(?P<my>my|our)\s+(?:(?:new|all-time|absolute|"
     r"undisputed|total)\s+)*(?:favou?rite|fave|number\s+one|go-to)(?:\s+(?P<cat>[a-z-]+))?\b", ("become",))
+# a name with no kind of thing after: "Ever since ..., Susanna Clarke has been my absolute favourite", "Adele is still my
+# number one"; only a capitalised name at a clause's start, and the phrase must end there ("my favourite part of ..." is not)
+FAVORITE_NAMED = rule(
+    r"(?:^|[,;:]\s+|\b(?:now|and|but|so|these\s+days|nowadays|lately),?\s+)(?P<thing>(?-i:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}))"
+    r"\s+(?:is|has\s+been|'s\s+been|"
+    r"'s)\s+(?:(?:now|still|definitely|easily|always|officially)\s+)*(?P<my>my|our)\s+(?:(?:new|all-time|absolute|undisputed|"
+    r"current)\s+)*(?:favou?rite|fave|number\s+one)(?P<cat>)(?=\s*(?:[,.;:!?]|$|\s+(?:now|these\s+days|by\s+far|of\s+all\s+time)\b))",
+    ("favorite", "favourite", "fave", "number one"))
 # "Jaws has been dethroned", "Radiohead got knocked off the top spot": the old favourite ends, the new one unsaid
 FAVORITE_DETHRONED = rule(
-    r"(?:^|[,;:]\s+|\bbut\s+|\bhonestly\s+)(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:has\s+been|have\s+been|got|was|were)\s+"
+    r"(?:^|[,;:]\s+|\bbut\s+|\bhonestly\s+)(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s*(?:\s(?:has|have)\s+been|'s\s+been|\sgot|\swas|"
+    r"\swere)\s+"
     r"(?:(?:officially|finally|well\s+and\s+truly)\s+)?(?:dethroned|knocked\s+off\s+(?:the\s+)?(?:top\s+spot|top|"
     r"number\s+one\s+spot|pedestal|throne)|bumped\s+(?:off|down)|overtaken|demoted|usurped)\b",
     ("dethroned", "knocked off", "bumped", "overtaken", "demoted", "usurped"))
@@ -221,7 +230,7 @@ def favorite_became(m: re.Match[str], s: Sentence) -> list[Draft]:
     if not thing or thing.split()[0].lower() in _NOT_A_THING or thing.lower() in STOP_WORDS_FAV:
         return []
     name = activity_name(thing)
-    cat = category(m["cat"]) if m["cat"] else None
+    cat = category(m["cat"]) if m["cat"] else None  # FAVORITE_NAMED's is always empty
     slot = f"FAVORITE:{cat}" if cat else f"PREF:{name.lower()}"
     return [Draft(s.speaker, "LIKES", name, f"{name} is {s.speaker}'s favorite{' ' + cat if cat else ''}", "state",
                   LIKE, True, slot, span=(m.start("thing"), m.end()))]
@@ -269,6 +278,7 @@ _NOT_A_THING = frozenset("it this that he she they there what which who i we you
 
 RULES: tuple[Rule, ...] = (Rule(FAVORITE_ENDED, favorite_ended), Rule(FAVORITE_REPLACED, favorite_replaced, False),
                            Rule(FAVORITE_BECAME, favorite_became, False), Rule(FAVORITE_DETHRONED, favorite_dethroned, False),
+                           Rule(FAVORITE_NAMED, favorite_became, False),
                            Rule(LIKE_LOST, like_lost, False),
                            Rule(LIKES, likes), Rule(FAVORITE, favorite), Rule(FAVORITE_FIRST, favorite_first, False),
                            Rule(FAVORITE_ASIDE, favorite_aside, False),

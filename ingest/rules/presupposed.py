@@ -88,7 +88,9 @@ BRAND = _alt(BRANDS).replace("(?:", "(?-i:", 1)  # case-sensitive: "my Golf", no
 # a model after the brand: capitalised or numbered ("Outback", "X1", "Paperwhite"), or the kind of thing it is
 _KIND_OF_THING = ("upright grand piano guitar bass keyboard bike motorbike motorcycle scooter van truck car "
                   "hatchback wagon estate laptop phone camera watch console").split()
-_MODEL = rf"(?:\s+(?:(?-i:[A-Z0-9][\w-]*)|{_alt(_KIND_OF_THING)})(?![\w']))" + "{0,2}"
+# a model's generation is one word of it: "Canon 5D Mark III", "Golf Mk 7"
+MODEL_MARK = r"(?-i:\s+(?:Mark|Mk\.?)\s+(?:[IVX]{1,4}|\d{1,2}))"
+_MODEL = rf"(?:{MODEL_MARK}|\s+(?:(?-i:[A-Z0-9][\w-]*)|{_alt(_KIND_OF_THING)})(?![\w']))" + "{0,2}"
 _OWN_ADJ = r"(?:(?:old|new|trusty|beloved|ancient|little|first|second-hand|secondhand|used|\d{4})\s+){0,2}"
 # "it's an old Yamaha upright my grandma left me", "a Casio keyboard I inherited"
 _GIVER = rf"(?:{RELS}|grandad|granddad|gran|granny|nan|nana|nanna|aunt|auntie|uncle|godmother|godfather|cousin)"
@@ -170,13 +172,21 @@ _OTHER = re.compile(rf"\b(?:he|she|they|his|her|their|him|them)\b|\b(?:my|our)\s
                     r"friends|neighbou?r|roommate|flatmate|colleague|coworker|boss|kids|son's|daughter's)\b"
                     r"|\b(?!(?:It|That|What|Let|There|Here|He|She|Who|Where|How)'s)[A-Z][a-z]+'s\b", re.IGNORECASE)
 _NOT_ABOUT_ME_BEFORE = 60
+_I_SUBJECT = re.compile(r"(?<![\w'])(?:I|we)(?:'ve|'m|'re|\s+(?:have|am|are|had|just|finally|now|then|[a-z]+ed))\b")
 
 
 def about_someone_else(s: Sentence, start: int) -> bool:
     """A phrase at `start` is about someone else's world: "my brother says his boss at X",
     "Anna's flat in Leeds" (a third person or relative in the same clause before it)."""
     left = max(s.clause(start, start)[0], start - _NOT_ABOUT_ME_BEFORE)
-    return _OTHER.search(s.text, left, start) is not None
+    last = None
+    for last in _OTHER.finditer(s.text, left, start):
+        pass
+    # "On my GP's advice I've switched to ...": the other person is in an adjunct, the speaker is the subject after it
+    if last is None:
+        return False
+    me = _I_SUBJECT.search(s.text, last.end(), min(len(s.text), start + 20))
+    return me is None or me.start() >= start
 
 
 # "I quit my job at X", "someone stole my Brompton", "I finished my degree at Leeds", "my old boss at X":

@@ -152,6 +152,11 @@ def works_as(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [_works_as(subj, role, m)] + ([_works_at(subj, org, m)] if org else [])
 
 
+# where in a workplace a role is done, between the role and its employer: "on the wards", "on nights", "in A&E"
+_SPOT = re.compile(r"\s+(?:on|in)\s+(?:the\s+)?(?:[a-z&-]+\s+){0,2}?(?:wards?|shifts?|nights|days|desk|floor|unit|team|"
+                   r"department|frontline|front\s+line|line|A&E|ICU|ER|theatres?|kitchen|tills?)\b")
+
+
 def i_am_a(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "I'm a nurse at Mercy" (a job from a known head noun), "I'm a psychology student"."""
     role = take_phrase(s.text, m.end(), s.limit(m.end()), 4, PREP_STOP)
@@ -162,7 +167,8 @@ def i_am_a(m: re.Match[str], s: Sentence) -> list[Draft]:
         return []
     subj = subject_of(m, s)
     if words[-1] != "student":
-        org = _employer_after(s, role.end, "at|for", allow_phrase=False)  # "a guard for the team" names no employer
+        spot = _SPOT.match(s.text, role.end)  # "a pharmacist on the wards at X": where in the workplace, then the employer
+        org = _employer_after(s, spot.end() if spot else role.end, "at|for", allow_phrase=False)  # "a guard for the team"
         return [_works_as(subj, role, m)] + ([_works_at(subj, org, m)] if org else [])
     drafts = []
     if len(words) > 1:
