@@ -8,15 +8,27 @@ Named steps, the caller holding the user's lock throughout:
    session times of the episodes they cite;
 3. replay each slot's incoming facts in order with the pure placement rules
    (`schema.slot_replay`), which gives each fact's final state;
-4. embed only what will be created (new entity names, the texts of facts that
-   are not merged into a stored one), in batches;
-5. write with UNWIND in batches: entities, new facts, split copies of stored
-   facts, changed stored facts; then bump the graph version once.
+4. write with UNWIND in batches: entities, new facts, split copies of stored
+   facts, changed stored facts; then bump the graph version once. Only what is
+   created is embedded (new entity names, the texts of facts not merged into a
+   stored one), each distinct text once, batch by batch just before its write,
+   and the writes run behind a thread (`graph.writer`): the server inserts
+   batch n while Python embeds and formats batch n+1.
+
+Failure: a bad row raises before anything is read or written. The writes come
+in two phases: first the new entities and new facts, pipelined with their
+embedding; then, with every vector in hand, the changes to stored facts (split
+copies, closures) and the version bump. A failure in the first phase (an
+embedder error in batch n while batch n-1 was being written) deletes what that
+phase wrote, so the stored timeline is as it was; a store failure in the second
+leaves the batches before it written, as a loop of `add_fact` stopped half-way
+would (the import is not one transaction).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -24,14 +36,17 @@ from typing import Any
 import numpy as np
 
 from graphmem.graph import cypher as q
+from graphmem.graph.cypher.forgetting import delete_entities, delete_facts
 from graphmem.graph.store import Store
+from graphmem.graph.writer import QueryWriter
 from graphmem.schema import time as t
 from graphmem.schema.models import EntityNode, FactEdge, new_uuid, normalize_name
 from graphmem.schema.records import AddFactResult
 from graphmem.schema.slot_replay import Incoming, SlotReplay, replay_slot
 
+log = logging.getLogger(__name__)
+
 BATCH = 1_000
-EMBED_BATCH = 512
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 Slot = tuple[str, str]
@@ -98,13 +113,17 @@ def read_stated_at(store: Store, user_id: str, edges: Sequence[FactEdge], batch:
     return out
 
 
-def embed_all(embed: Embed, texts: Sequence[str], batch: int = EMBED_BATCH) -> dict[str, list[float]]:
-    """Each distinct text embedded once, in batches; text -> vector."""
-    distinct = list(dict.fromkeys(texts))
-    out: dict[str, list[float]] = {}
-    for chunk in _chunks(distinct, batch):
-        out.update(zip(chunk, np.asarray(embed(list(chunk)), dtype=np.float32).tolist(), strict=True))
-    return out
+class _Vectors:
+    """Each distinct text embedded once, as the batches that need it come: text -> vector."""
+
+    def __init__(self, embed: Embed) -> None:
+        self._embed, self._known = embed, {}
+
+    def of(self, texts: Sequence[str]) -> list[np.ndarray]:
+        missing = list(dict.fromkeys(text for text in texts if text not in self._known))
+        if missing:
+            self._known.update(zip(missing, np.asarray(self._embed(missing), dtype=np.float32), strict=True))
+        return [self._known[text] for text in texts]
 
 
 def _props(edge: FactEdge) -> dict[str, Any]:
@@ -116,21 +135,27 @@ def _changes(before: FactEdge, after: FactEdge) -> dict[str, Any]:
     return {k: v for k, v in new.items() if old.get(k) != v}
 
 
+@dataclass(frozen=True)
+class _Create:
+    """A fact edge to create: `embedding` the vector its row brought, else `text` is embedded."""
+
+    source: str
+    target: str
+    props: dict[str, Any]
+    text: str
+    embedding: list[float] | None
+
+
 @dataclass
 class _Writes:
-    creates: list[dict[str, Any]]
+    creates: list[_Create]
     clones: list[dict[str, Any]]
     updates: list[dict[str, Any]]
 
 
 def plan_writes(facts: Sequence[NewFact], edges: Sequence[FactEdge], groups: dict[Slot, list[int]],
-                stored: dict[Slot, list[FactEdge]], replays: dict[Slot, SlotReplay], embed: Embed) -> _Writes:
-    """Compare each replayed slot with what was read: rows to create, clone and update.
-    Embeds the texts of the facts that will be created and brought no vector."""
-    to_embed = [edges[groups[slot][origin]].fact for slot, replay in replays.items()
-                for origin in replay.origin.values() if isinstance(origin, int)
-                and facts[groups[slot][origin]].embedding is None]
-    vectors = embed_all(embed, to_embed)
+                stored: dict[Slot, list[FactEdge]], replays: dict[Slot, SlotReplay]) -> _Writes:
+    """Compare each replayed slot with what was read: rows to create, clone and update."""
     writes = _Writes([], [], [])
     for slot, replay in replays.items():
         for uuid, origin in replay.origin.items():
@@ -139,9 +164,8 @@ def plan_writes(facts: Sequence[NewFact], edges: Sequence[FactEdge], groups: dic
                 writes.clones.append({"from": origin, "props": final.to_props()})
                 continue
             row = groups[slot][origin]
-            vector = facts[row].embedding or vectors[edges[row].fact]
-            writes.creates.append({"source": final.source_node_uuid, "target": final.target_node_uuid,
-                                   "props": _props(final), "embedding": vector})
+            writes.creates.append(_Create(final.source_node_uuid, final.target_node_uuid, _props(final),
+                                          edges[row].fact, facts[row].embedding))
         for before in stored.get(slot, ()):
             changed = _changes(before, replay.facts[before.uuid])
             if changed:
@@ -164,16 +188,49 @@ def _replay_all(store: Store, user_id: str, edges: Sequence[FactEdge], facts: Se
     return groups, stored, replays
 
 
-def _write(store: Store, user_id: str, entity_rows: list[dict], writes: _Writes, batch: int) -> None:
-    for chunk in _chunks(entity_rows, batch):
-        store.run(user_id, q.create_entities(chunk))
+def creation_queries(user_id: str, entities: _Entities, created: datetime, writes: _Writes, embed: Embed,
+                     batch: int) -> Iterator[q.Query]:
+    """The new entities, then the new facts, each batch embedded as it is reached."""
+    vectors = _Vectors(embed)
+    for chunk in _chunks(list(entities.new.items()), batch):
+        names = vectors.of([name for _, name in chunk])
+        yield q.create_entities([
+            {"key": key, "embedding": vector,
+             "props": EntityNode(uuid=entities.uuid[key], group_id=user_id, name=name, created_at=created).to_props()}
+            for (key, name), vector in zip(chunk, names, strict=True)])
     for chunk in _chunks(writes.creates, batch):
-        store.run(user_id, q.create_facts(chunk))
+        embedded = iter(vectors.of([c.text for c in chunk if c.embedding is None]))
+        yield q.create_facts([{"source": c.source, "target": c.target, "props": c.props,
+                               "embedding": c.embedding if c.embedding is not None else next(embedded)}
+                              for c in chunk])
+
+
+def change_queries(writes: _Writes, batch: int) -> Iterator[q.Query]:
+    """Split copies and changes of stored facts, then the version bump: nothing to embed."""
     for chunk in _chunks(writes.clones, batch):
-        store.run(user_id, q.clone_facts(chunk))
+        yield q.clone_facts(chunk)
     for chunk in _chunks(writes.updates, batch):
-        store.run(user_id, q.update_facts(chunk))
-    store.run(user_id, q.bump_version())
+        yield q.update_facts(chunk)
+    yield q.bump_version()
+
+
+def _write_behind(store: Store, user_id: str, queries: Iterator[q.Query]) -> None:
+    with QueryWriter(store, user_id) as writer:
+        for query in queries:
+            writer.put(query)
+
+
+def _undo_creation(store: Store, user_id: str, entities: _Entities, writes: _Writes, batch: int) -> None:
+    """Delete what `creation_queries` may have written: the new facts and the new entities
+    (only this import's facts touch those). Best effort: the caller raises its own error."""
+    try:
+        for chunk in _chunks([c.props["uuid"] for c in writes.creates], batch):
+            store.run(user_id, delete_facts(chunk))
+        for chunk in _chunks([entities.uuid[key] for key in entities.new], batch):
+            store.run(user_id, delete_entities(chunk))
+        store.run(user_id, q.bump_version())
+    except Exception as exc:  # noqa: BLE001 - the failure that got us here is the one to report
+        log.warning("undoing a failed import into %r: %s", user_id, exc)
 
 
 def add_facts(store: Store, user_id: str, facts: Sequence[NewFact], embed: Embed, *,
@@ -193,11 +250,12 @@ def add_facts(store: Store, user_id: str, facts: Sequence[NewFact], embed: Embed
     for slot, rows in groups.items():
         for row, result in zip(rows, replays[slot].results, strict=True):
             results[row] = result
-    names = embed_all(embed, list(entities.new.values()))
+    writes = plan_writes(facts, edges, groups, stored, replays)
     created = min(e.created_at for e in edges)
-    entity_rows = [{"key": key, "embedding": names[name],
-                    "props": EntityNode(uuid=entities.uuid[key], group_id=user_id, name=name,
-                                        created_at=created).to_props()}
-                   for key, name in entities.new.items()]
-    _write(store, user_id, entity_rows, plan_writes(facts, edges, groups, stored, replays, embed), batch)
+    try:
+        _write_behind(store, user_id, creation_queries(user_id, entities, created, writes, embed, batch))
+    except BaseException:
+        _undo_creation(store, user_id, entities, writes, batch)
+        raise
+    _write_behind(store, user_id, change_queries(writes, batch))
     return [r for r in results if r is not None]
