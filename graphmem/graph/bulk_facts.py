@@ -6,14 +6,17 @@ Named steps, the caller holding the user's lock throughout:
    their uuid here);
 2. read the stored facts of every slot the import touches in one read, and the
    session times of the episodes they cite;
-3. replay each slot's incoming facts in order with the pure placement rules
-   (`schema.slot_replay`), which gives each fact's final state;
-4. write with UNWIND in batches: entities, new facts, split copies of stored
-   facts, changed stored facts; then bump the graph version once. Only what is
-   created is embedded (new entity names, the texts of facts not merged into a
-   stored one), each distinct text once, batch by batch just before its write,
-   and the writes run behind a thread (`graph.writer`): the server inserts
-   batch n while Python embeds and formats batch n+1.
+3. write the new entities, in UNWIND batches, while
+4. each slot's incoming facts are replayed in order with the pure placement
+   rules (`schema.slot_replay`), which gives each fact's final state;
+5. write the new facts, then the split copies and changes of stored facts, in
+   UNWIND batches; then bump the graph version once.
+
+Only what is created is embedded (new entity names, the texts of facts not
+merged into a stored one), each distinct text once, batch by batch just before
+its write; the writes run behind a thread (`graph.writer`), so the server
+inserts batch n (its vector-index inserts are most of its time) while Python
+embeds and formats batch n+1, and replays while the entities are written.
 
 Failure: a bad row raises before anything is read or written. The writes come
 in two phases: first the new entities and new facts, pipelined with their
@@ -27,8 +30,8 @@ would (the import is not one transaction).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
 import logging
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -173,32 +176,45 @@ def plan_writes(facts: Sequence[NewFact], edges: Sequence[FactEdge], groups: dic
     return writes
 
 
-def _replay_all(store: Store, user_id: str, edges: Sequence[FactEdge], facts: Sequence[NewFact],
-                existing_sources: set[str]) -> tuple[dict[Slot, list[int]], dict[Slot, list[FactEdge]], dict[Slot, SlotReplay]]:
+@dataclass(frozen=True)
+class _Reads:
+    groups: dict[Slot, list[int]]  # slot -> indexes of the incoming rows, in order
+    stored: dict[Slot, list[FactEdge]]
+    stated_at: dict[str, datetime]
+
+
+def read_slots_of(store: Store, user_id: str, edges: Sequence[FactEdge], existing_sources: set[str]) -> _Reads:
+    """Group the rows by slot; read the stored facts of those slots and the times of the episodes cited."""
     groups: dict[Slot, list[int]] = {}
     for i, edge in enumerate(edges):
         groups.setdefault((edge.source_node_uuid, edge.slot), []).append(i)
     stored = read_slots(store, user_id, [slot for slot in groups if slot[0] in existing_sources])
     stated_at = read_stated_at(store, user_id, [e for slot in stored.values() for e in slot] + list(edges))
-    replays = {
-        slot: replay_slot(stored.get(slot, []), [Incoming(edges[i], facts[i].single_valued, edges[i].created_at)
-                                                 for i in rows], stated_at, new_uuid)
-        for slot, rows in groups.items()
+    return _Reads(groups, stored, stated_at)
+
+
+def replay_all(reads: _Reads, edges: Sequence[FactEdge], facts: Sequence[NewFact]) -> dict[Slot, SlotReplay]:
+    return {
+        slot: replay_slot(reads.stored.get(slot, []), [Incoming(edges[i], facts[i].single_valued, edges[i].created_at)
+                                                       for i in rows], reads.stated_at, new_uuid)
+        for slot, rows in reads.groups.items()
     }
-    return groups, stored, replays
 
 
-def creation_queries(user_id: str, entities: _Entities, created: datetime, writes: _Writes, embed: Embed,
-                     batch: int) -> Iterator[q.Query]:
-    """The new entities, then the new facts, each batch embedded as it is reached."""
-    vectors = _Vectors(embed)
+def entity_queries(user_id: str, entities: _Entities, created: datetime, vectors: _Vectors,
+                   batch: int) -> Iterator[q.Query]:
+    """The new entities, each batch's names embedded as it is reached."""
     for chunk in _chunks(list(entities.new.items()), batch):
         names = vectors.of([name for _, name in chunk])
         yield q.create_entities([
             {"key": key, "embedding": vector,
              "props": EntityNode(uuid=entities.uuid[key], group_id=user_id, name=name, created_at=created).to_props()}
             for (key, name), vector in zip(chunk, names, strict=True)])
-    for chunk in _chunks(writes.creates, batch):
+
+
+def fact_queries(creates: Sequence[_Create], vectors: _Vectors, batch: int) -> Iterator[q.Query]:
+    """The new facts, each batch's texts embedded (once each) as it is reached."""
+    for chunk in _chunks(creates, batch):
         embedded = iter(vectors.of([c.text for c in chunk if c.embedding is None]))
         yield q.create_facts([{"source": c.source, "target": c.target, "props": c.props,
                                "embedding": c.embedding if c.embedding is not None else next(embedded)}
@@ -214,14 +230,8 @@ def change_queries(writes: _Writes, batch: int) -> Iterator[q.Query]:
     yield q.bump_version()
 
 
-def _write_behind(store: Store, user_id: str, queries: Iterator[q.Query]) -> None:
-    with QueryWriter(store, user_id) as writer:
-        for query in queries:
-            writer.put(query)
-
-
 def _undo_creation(store: Store, user_id: str, entities: _Entities, writes: _Writes, batch: int) -> None:
-    """Delete what `creation_queries` may have written: the new facts and the new entities
+    """Delete what the first phase may have written: the new facts and the new entities
     (only this import's facts touch those). Best effort: the caller raises its own error."""
     try:
         for chunk in _chunks([c.props["uuid"] for c in writes.creates], batch):
@@ -245,17 +255,22 @@ def add_facts(store: Store, user_id: str, facts: Sequence[NewFact], embed: Embed
     edges = [f.edge.model_copy(update={"source_node_uuid": entities.uuid[normalize_name(f.subject)],
                                        "target_node_uuid": entities.uuid[normalize_name(f.object)]}) for f in facts]
     existing = {uuid for key, uuid in entities.uuid.items() if key not in entities.new}
-    groups, stored, replays = _replay_all(store, user_id, edges, facts, existing)
-    results: list[AddFactResult | None] = [None] * len(facts)
-    for slot, rows in groups.items():
-        for row, result in zip(rows, replays[slot].results, strict=True):
-            results[row] = result
-    writes = plan_writes(facts, edges, groups, stored, replays)
-    created = min(e.created_at for e in edges)
+    reads = read_slots_of(store, user_id, edges, existing)
+    vectors, writes = _Vectors(embed), _Writes([], [], [])
     try:
-        _write_behind(store, user_id, creation_queries(user_id, entities, created, writes, embed, batch))
+        with QueryWriter(store, user_id) as writer:
+            for query in entity_queries(user_id, entities, min(e.created_at for e in edges), vectors, batch):
+                writer.put(query)
+            replays = replay_all(reads, edges, facts)  # while the server writes the entities
+            writes = plan_writes(facts, edges, reads.groups, reads.stored, replays)
+            for query in fact_queries(writes.creates, vectors, batch):
+                writer.put(query)
     except BaseException:
         _undo_creation(store, user_id, entities, writes, batch)
         raise
-    _write_behind(store, user_id, change_queries(writes, batch))
-    return [r for r in results if r is not None]
+    with QueryWriter(store, user_id) as writer:
+        for query in change_queries(writes, batch):
+            writer.put(query)
+    results = {row: result for slot, rows in reads.groups.items()
+               for row, result in zip(rows, replays[slot].results, strict=True)}
+    return [results[row] for row in range(len(facts))]
