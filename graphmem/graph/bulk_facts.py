@@ -120,7 +120,8 @@ class _Vectors:
     """Each distinct text embedded once, as the batches that need it come: text -> vector."""
 
     def __init__(self, embed: Embed) -> None:
-        self._embed, self._known = embed, {}
+        self._embed = embed
+        self._known: dict[str, np.ndarray] = {}
 
     def of(self, texts: Sequence[str]) -> list[np.ndarray]:
         missing = list(dict.fromkeys(text for text in texts if text not in self._known))
