@@ -36,6 +36,27 @@ DEPTH = 1
 _DONE = object()
 
 
+class _Formatted:
+    """A parameter already in the text the FalkorDB client sends for it.
+
+    Why: the client writes parameters into a ``CYPHER k=v`` header with
+    `falkordb.helpers.stringify_param_value` (any other type goes in as
+    ``str(value)``); done in the writer thread, that Python work (about a second
+    at 10k facts) held the GIL while the caller formatted the next batch, and the
+    server waited for both. Same function, same text, run by the caller.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, value: object) -> None:
+        from falkordb.helpers import stringify_param_value
+
+        self.text = stringify_param_value(value)
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class QueryWriter:
     """Runs `put` queries on a thread, in order; see the module docstring."""
 
@@ -53,10 +74,13 @@ class QueryWriter:
     def put(self, query: Query) -> None:
         """Queue `query` after the ones before it; blocks while `DEPTH` wait.
 
+        Its parameters are put in the client's text form here, in the caller's
+        thread (see `_Formatted`).
+
         :raises StoreError: an earlier query failed (nothing after it ran).
         """
         self._raise_failure()
-        self._queue.put(query)
+        self._queue.put(Query(query.cypher, {key: _Formatted(value) for key, value in query.params.items()}))
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is not None:
