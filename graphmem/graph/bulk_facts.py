@@ -6,16 +6,31 @@ Named steps, the caller holding the user's lock throughout:
    their uuid here);
 2. read the stored facts of every slot the import touches in one read, and the
    session times of the episodes they cite;
-3. replay each slot's incoming facts in order with the pure placement rules
-   (`schema.slot_replay`), which gives each fact's final state;
-4. embed only what will be created (new entity names, the texts of facts that
-   are not merged into a stored one), in batches;
-5. write with UNWIND in batches: entities, new facts, split copies of stored
-   facts, changed stored facts; then bump the graph version once.
+3. write the new entities, in UNWIND batches, while
+4. each slot's incoming facts are replayed in order with the pure placement
+   rules (`schema.slot_replay`), which gives each fact's final state;
+5. write the new facts, then the split copies and changes of stored facts, in
+   UNWIND batches; then bump the graph version once.
+
+Only what is created is embedded (new entity names, the texts of facts not
+merged into a stored one), each distinct text once, batch by batch just before
+its write; the writes run behind a thread (`graph.writer`), so the server
+inserts batch n (its vector-index inserts are most of its time) while Python
+embeds and formats batch n+1, and replays while the entities are written.
+
+Failure: a bad row raises before anything is read or written. The writes come
+in two phases: first the new entities and new facts, pipelined with their
+embedding; then, with every vector in hand, the changes to stored facts (split
+copies, closures) and the version bump. A failure in the first phase (an
+embedder error in batch n while batch n-1 was being written) deletes what that
+phase wrote, so the stored timeline is as it was; a store failure in the second
+leaves the batches before it written, as a loop of `add_fact` stopped half-way
+would (the import is not one transaction).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,14 +39,17 @@ from typing import Any
 import numpy as np
 
 from graphmem.graph import cypher as q
+from graphmem.graph.cypher.forgetting import delete_entities, delete_facts
 from graphmem.graph.store import Store
+from graphmem.graph.writer import QueryWriter
 from graphmem.schema import time as t
 from graphmem.schema.models import EntityNode, FactEdge, new_uuid, normalize_name
 from graphmem.schema.records import AddFactResult
 from graphmem.schema.slot_replay import Incoming, SlotReplay, replay_slot
 
+log = logging.getLogger(__name__)
+
 BATCH = 1_000
-EMBED_BATCH = 512
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 Slot = tuple[str, str]
@@ -98,13 +116,18 @@ def read_stated_at(store: Store, user_id: str, edges: Sequence[FactEdge], batch:
     return out
 
 
-def embed_all(embed: Embed, texts: Sequence[str], batch: int = EMBED_BATCH) -> dict[str, list[float]]:
-    """Each distinct text embedded once, in batches; text -> vector."""
-    distinct = list(dict.fromkeys(texts))
-    out: dict[str, list[float]] = {}
-    for chunk in _chunks(distinct, batch):
-        out.update(zip(chunk, np.asarray(embed(list(chunk)), dtype=np.float32).tolist(), strict=True))
-    return out
+class _Vectors:
+    """Each distinct text embedded once, as the batches that need it come: text -> vector."""
+
+    def __init__(self, embed: Embed) -> None:
+        self._embed = embed
+        self._known: dict[str, np.ndarray] = {}
+
+    def of(self, texts: Sequence[str]) -> list[np.ndarray]:
+        missing = list(dict.fromkeys(text for text in texts if text not in self._known))
+        if missing:
+            self._known.update(zip(missing, np.asarray(self._embed(missing), dtype=np.float32), strict=True))
+        return [self._known[text] for text in texts]
 
 
 def _props(edge: FactEdge) -> dict[str, Any]:
@@ -116,21 +139,27 @@ def _changes(before: FactEdge, after: FactEdge) -> dict[str, Any]:
     return {k: v for k, v in new.items() if old.get(k) != v}
 
 
+@dataclass(frozen=True)
+class _Create:
+    """A fact edge to create: `embedding` the vector its row brought, else `text` is embedded."""
+
+    source: str
+    target: str
+    props: dict[str, Any]
+    text: str
+    embedding: list[float] | None
+
+
 @dataclass
 class _Writes:
-    creates: list[dict[str, Any]]
+    creates: list[_Create]
     clones: list[dict[str, Any]]
     updates: list[dict[str, Any]]
 
 
 def plan_writes(facts: Sequence[NewFact], edges: Sequence[FactEdge], groups: dict[Slot, list[int]],
-                stored: dict[Slot, list[FactEdge]], replays: dict[Slot, SlotReplay], embed: Embed) -> _Writes:
-    """Compare each replayed slot with what was read: rows to create, clone and update.
-    Embeds the texts of the facts that will be created and brought no vector."""
-    to_embed = [edges[groups[slot][origin]].fact for slot, replay in replays.items()
-                for origin in replay.origin.values() if isinstance(origin, int)
-                and facts[groups[slot][origin]].embedding is None]
-    vectors = embed_all(embed, to_embed)
+                stored: dict[Slot, list[FactEdge]], replays: dict[Slot, SlotReplay]) -> _Writes:
+    """Compare each replayed slot with what was read: rows to create, clone and update."""
     writes = _Writes([], [], [])
     for slot, replay in replays.items():
         for uuid, origin in replay.origin.items():
@@ -139,9 +168,8 @@ def plan_writes(facts: Sequence[NewFact], edges: Sequence[FactEdge], groups: dic
                 writes.clones.append({"from": origin, "props": final.to_props()})
                 continue
             row = groups[slot][origin]
-            vector = facts[row].embedding or vectors[edges[row].fact]
-            writes.creates.append({"source": final.source_node_uuid, "target": final.target_node_uuid,
-                                   "props": _props(final), "embedding": vector})
+            writes.creates.append(_Create(final.source_node_uuid, final.target_node_uuid, _props(final),
+                                          edges[row].fact, facts[row].embedding))
         for before in stored.get(slot, ()):
             changed = _changes(before, replay.facts[before.uuid])
             if changed:
@@ -149,31 +177,71 @@ def plan_writes(facts: Sequence[NewFact], edges: Sequence[FactEdge], groups: dic
     return writes
 
 
-def _replay_all(store: Store, user_id: str, edges: Sequence[FactEdge], facts: Sequence[NewFact],
-                existing_sources: set[str]) -> tuple[dict[Slot, list[int]], dict[Slot, list[FactEdge]], dict[Slot, SlotReplay]]:
+@dataclass(frozen=True)
+class _Reads:
+    groups: dict[Slot, list[int]]  # slot -> indexes of the incoming rows, in order
+    stored: dict[Slot, list[FactEdge]]
+    stated_at: dict[str, datetime]
+
+
+def read_slots_of(store: Store, user_id: str, edges: Sequence[FactEdge], existing_sources: set[str]) -> _Reads:
+    """Group the rows by slot; read the stored facts of those slots and the times of the episodes cited."""
     groups: dict[Slot, list[int]] = {}
     for i, edge in enumerate(edges):
         groups.setdefault((edge.source_node_uuid, edge.slot), []).append(i)
     stored = read_slots(store, user_id, [slot for slot in groups if slot[0] in existing_sources])
     stated_at = read_stated_at(store, user_id, [e for slot in stored.values() for e in slot] + list(edges))
-    replays = {
-        slot: replay_slot(stored.get(slot, []), [Incoming(edges[i], facts[i].single_valued, edges[i].created_at)
-                                                 for i in rows], stated_at, new_uuid)
-        for slot, rows in groups.items()
+    return _Reads(groups, stored, stated_at)
+
+
+def replay_all(reads: _Reads, edges: Sequence[FactEdge], facts: Sequence[NewFact]) -> dict[Slot, SlotReplay]:
+    return {
+        slot: replay_slot(reads.stored.get(slot, []), [Incoming(edges[i], facts[i].single_valued, edges[i].created_at)
+                                                       for i in rows], reads.stated_at, new_uuid)
+        for slot, rows in reads.groups.items()
     }
-    return groups, stored, replays
 
 
-def _write(store: Store, user_id: str, entity_rows: list[dict], writes: _Writes, batch: int) -> None:
-    for chunk in _chunks(entity_rows, batch):
-        store.run(user_id, q.create_entities(chunk))
-    for chunk in _chunks(writes.creates, batch):
-        store.run(user_id, q.create_facts(chunk))
+def entity_queries(user_id: str, entities: _Entities, created: datetime, vectors: _Vectors,
+                   batch: int) -> Iterator[q.Query]:
+    """The new entities, each batch's names embedded as it is reached."""
+    for chunk in _chunks(list(entities.new.items()), batch):
+        names = vectors.of([name for _, name in chunk])
+        yield q.create_entities([
+            {"key": key, "embedding": vector,
+             "props": EntityNode(uuid=entities.uuid[key], group_id=user_id, name=name, created_at=created).to_props()}
+            for (key, name), vector in zip(chunk, names, strict=True)])
+
+
+def fact_queries(creates: Sequence[_Create], vectors: _Vectors, batch: int) -> Iterator[q.Query]:
+    """The new facts, each batch's texts embedded (once each) as it is reached."""
+    for chunk in _chunks(creates, batch):
+        embedded = iter(vectors.of([c.text for c in chunk if c.embedding is None]))
+        yield q.create_facts([{"source": c.source, "target": c.target, "props": c.props,
+                               "embedding": c.embedding if c.embedding is not None else next(embedded)}
+                              for c in chunk])
+
+
+def change_queries(writes: _Writes, batch: int) -> Iterator[q.Query]:
+    """Split copies and changes of stored facts, then the version bump: nothing to embed."""
     for chunk in _chunks(writes.clones, batch):
-        store.run(user_id, q.clone_facts(chunk))
+        yield q.clone_facts(chunk)
     for chunk in _chunks(writes.updates, batch):
-        store.run(user_id, q.update_facts(chunk))
-    store.run(user_id, q.bump_version())
+        yield q.update_facts(chunk)
+    yield q.bump_version()
+
+
+def _undo_creation(store: Store, user_id: str, entities: _Entities, writes: _Writes, batch: int) -> None:
+    """Delete what the first phase may have written: the new facts and the new entities
+    (only this import's facts touch those). Best effort: the caller raises its own error."""
+    try:
+        for chunk in _chunks([c.props["uuid"] for c in writes.creates], batch):
+            store.run(user_id, delete_facts(chunk))
+        for chunk in _chunks([entities.uuid[key] for key in entities.new], batch):
+            store.run(user_id, delete_entities(chunk))
+        store.run(user_id, q.bump_version())
+    except Exception as exc:  # noqa: BLE001 - the failure that got us here is the one to report
+        log.warning("undoing a failed import into %r: %s", user_id, exc)
 
 
 def add_facts(store: Store, user_id: str, facts: Sequence[NewFact], embed: Embed, *,
@@ -188,16 +256,22 @@ def add_facts(store: Store, user_id: str, facts: Sequence[NewFact], embed: Embed
     edges = [f.edge.model_copy(update={"source_node_uuid": entities.uuid[normalize_name(f.subject)],
                                        "target_node_uuid": entities.uuid[normalize_name(f.object)]}) for f in facts]
     existing = {uuid for key, uuid in entities.uuid.items() if key not in entities.new}
-    groups, stored, replays = _replay_all(store, user_id, edges, facts, existing)
-    results: list[AddFactResult | None] = [None] * len(facts)
-    for slot, rows in groups.items():
-        for row, result in zip(rows, replays[slot].results, strict=True):
-            results[row] = result
-    names = embed_all(embed, list(entities.new.values()))
-    created = min(e.created_at for e in edges)
-    entity_rows = [{"key": key, "embedding": names[name],
-                    "props": EntityNode(uuid=entities.uuid[key], group_id=user_id, name=name,
-                                        created_at=created).to_props()}
-                   for key, name in entities.new.items()]
-    _write(store, user_id, entity_rows, plan_writes(facts, edges, groups, stored, replays, embed), batch)
-    return [r for r in results if r is not None]
+    reads = read_slots_of(store, user_id, edges, existing)
+    vectors, writes = _Vectors(embed), _Writes([], [], [])
+    try:
+        with QueryWriter(store, user_id) as writer:
+            for query in entity_queries(user_id, entities, min(e.created_at for e in edges), vectors, batch):
+                writer.put(query)
+            replays = replay_all(reads, edges, facts)  # while the server writes the entities
+            writes = plan_writes(facts, edges, reads.groups, reads.stored, replays)
+            for query in fact_queries(writes.creates, vectors, batch):
+                writer.put(query)
+    except BaseException:
+        _undo_creation(store, user_id, entities, writes, batch)
+        raise
+    with QueryWriter(store, user_id) as writer:
+        for query in change_queries(writes, batch):
+            writer.put(query)
+    results = {row: result for slot, rows in reads.groups.items()
+               for row, result in zip(rows, replays[slot].results, strict=True)}
+    return [results[row] for row in range(len(facts))]

@@ -13,6 +13,8 @@ date, the same `history()` and the same decisions.
 from __future__ import annotations
 
 import json
+import time
+from functools import partial
 from itertools import count
 
 import numpy as np
@@ -21,7 +23,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from graphmem import InvalidInput
+from graphmem import InvalidInput, Memory
+from graphmem.graph import bulk_facts
 from graphmem.graph.cypher.query import VectorParam
 from graphmem import FactInput
 
@@ -188,3 +191,79 @@ def test_a_given_embedding_is_the_one_search_uses(memory, embedder):
                               "fact": "I like tea", "embedding": vector.tolist()}])
     packet = memory.search("vec", "zebra migration across the plains", limit=5)
     assert [f.fact for f in packet.facts][:1] == ["I like tea"]
+
+
+def dated(subject: str, predicate: str, obj: str, when: int, episodes: dict[str, str] | None = None) -> dict:
+    row = {"subject": subject, "predicate": predicate, "object": obj, "valid_at": DATES[when],
+           "single_valued": PREDICATES[predicate]}
+    return row | ({"episodes": [episodes[f"s{when}#0"]]} if episodes else {})
+
+
+def two_imports(eps: dict[str, str]) -> tuple[list[dict], list[dict]]:
+    """A first import, and a second that splits one stored interval (a clone and an
+    update), closes stored facts and adds to both subjects' slots."""
+    first = [dated("me", "lives_in", "Oslo", 0, eps), dated("me", "lives_in", "Oslo", 4, eps),
+             dated("Bob", "works_at", "Kyoto", 1), {"subject": "me", "predicate": "likes", "object": "tea",
+                                                     "single_valued": False},
+             dated("Bob", "lives_in", "Lima", 1, eps), dated("Bob", "lives_in", "Oslo", 3)]
+    second = [dated("me", "lives_in", "Lima", 2, eps), dated("Bob", "works_at", "Lima", 2),
+              dated("me", "likes", "Quito", 1), dated("Bob", "lives_in", "Kyoto", 5), dated("me", "lives_in", "Bern", 5),
+              dated("Bob", "likes", "tea", 0), dated("me", "works_at", "Oslo", 0), dated("me", "works_at", "Lima", 3)]
+    return first, second
+
+
+def looped_timeline(memory) -> dict:
+    eps = with_sessions(memory, "looped")
+    first, second = two_imports(eps)
+    for row in first + second:
+        memory.add_fact("looped", **row)
+    return timeline(memory, "looped")
+
+
+def test_a_slot_cut_across_write_batches_ends_as_one_at_a_time(memory, monkeypatch):
+    """Batches of two: one slot's entities, new facts, split copies and closures land in
+    different UNWIND batches, each embedded while the one before is written."""
+    monkeypatch.setattr(bulk_facts, "add_facts", partial(bulk_facts.add_facts, batch=2))
+    eps = with_sessions(memory, "batched")
+    first, second = two_imports(eps)
+    actions = [r.action for r in memory.add_facts("batched", first) + memory.add_facts("batched", second)]
+    assert {"added", "superseded", "merged"} <= set(actions)
+    assert timeline(memory, "batched") == looped_timeline(memory)
+
+
+class FailingEmbedder:
+    """The real embedder, except that call number `fail_at` raises."""
+
+    def __init__(self, inner, fail_at: int | None) -> None:
+        self.inner, self.name, self.dimension, self.fail_at, self.calls = inner, inner.name, inner.dimension, fail_at, 0
+
+    def embed(self, texts):
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise RuntimeError("embedder down")
+        return self.inner.embed(texts)
+
+
+@pytest.mark.parametrize("fail_at", [1, 3, 5])
+def test_an_embedder_failure_part_way_leaves_the_graph_as_it_was(memory, tmp_path, embedder, monkeypatch, fail_at):
+    """The new entities and facts are written behind a thread while later batches are
+    embedded; an embedder failure at call `fail_at` (1: before any write; 3: the new
+    entities written, a batch of facts queued; 5: four of eight new facts written)
+    deletes them again before the error reaches the caller, nothing writes after that,
+    and the same import run again gives the timeline of one at a time."""
+    monkeypatch.setattr(bulk_facts, "add_facts", partial(bulk_facts.add_facts, batch=2))
+    failing = FailingEmbedder(embedder, None)
+    with Memory(data_dir=tmp_path / "cut", embedder=failing) as mem:
+        eps = with_sessions(mem, "cut")
+        first, second = two_imports(eps)
+        mem.add_facts("cut", first)
+        before, counts = timeline(mem, "cut"), mem.inspect().counts("cut")
+        failing.calls, failing.fail_at = 0, fail_at
+        with pytest.raises(RuntimeError, match="embedder down"):
+            mem.add_facts("cut", second)
+        time.sleep(0.2)
+        assert mem.inspect().counts("cut") == counts
+        assert timeline(mem, "cut") == before
+        failing.fail_at = None
+        mem.add_facts("cut", second)
+        assert timeline(mem, "cut") == looped_timeline(memory)
