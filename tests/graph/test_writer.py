@@ -1,9 +1,8 @@
 """`QueryWriter` runs queries in order behind a thread, stops at the first failure,
-and never writes after its block has been left."""
+and never writes after its block has been left: on the real embedded FalkorDB."""
 
 from __future__ import annotations
 
-import threading
 import time
 
 import pytest
@@ -12,53 +11,50 @@ from graphmem import StoreError
 from graphmem.graph.cypher import Query
 from graphmem.graph.writer import QueryWriter
 
-
-class SlowStore:
-    """Records what it ran; `fail_on` raises StoreError, `gate` holds each query until set."""
-
-    def __init__(self, fail_on: str | None = None) -> None:
-        self.ran: list[str] = []
-        self.fail_on = fail_on
-        self.gate = threading.Event()
-        self.gate.set()
-
-    def run(self, user_id: str, query: Query) -> list:
-        self.gate.wait()
-        if query.cypher == self.fail_on:
-            raise StoreError(f"{query.cypher} failed")
-        time.sleep(0.01)
-        self.ran.append(query.cypher)
-        return []
+USER = "writer"
+STEP = Query(
+    "MERGE (c:Counter {id: 0}) ON CREATE SET c.n = 0 WITH c SET c.n = c.n + 1 CREATE (:Step {i: $i, seq: c.n})", {})
+SLOW = "UNWIND range(1, 3000000) AS x WITH count(x) AS c CREATE (:Step {i: $i, seq: -1})"
+"""About 0.4 s of server time: long enough that the caller acts while it runs."""
 
 
-def queries(n: int) -> list[Query]:
-    return [Query(f"q{i}", {}) for i in range(n)]
+def step(i: int) -> Query:
+    return Query(STEP.cypher, {"i": i})
 
 
-def test_queries_run_in_the_order_given_and_all_before_the_block_ends():
-    store = SlowStore()
-    with QueryWriter(store, "u") as writer:
-        for query in queries(20):
-            writer.put(query)
-    assert store.ran == [f"q{i}" for i in range(20)]
+def steps(memory) -> list[tuple[int, int]]:
+    rows = memory.store.run(USER, Query("MATCH (s:Step) RETURN s.i AS i, s.seq AS seq ORDER BY s.i", {}),
+                            read_only=True)
+    return [(row["i"], row["seq"]) for row in rows]
 
 
-def test_a_failed_query_stops_the_rest_and_reaches_the_caller():
-    store = SlowStore(fail_on="q3")
-    with pytest.raises(StoreError, match="q3 failed"):
-        with QueryWriter(store, "u") as writer:
-            for query in queries(20):
-                writer.put(query)
-    assert store.ran == ["q0", "q1", "q2"]
+@pytest.fixture
+def store_user(memory):
+    memory.add_fact(USER, "a", "likes", "b")  # the user's graph exists
+    return memory
 
 
-def test_the_callers_error_drops_the_queries_not_started_and_waits_for_the_running_one():
-    store = SlowStore()
-    store.gate.clear()
+def test_queries_run_in_the_order_given_and_all_before_the_block_ends(store_user):
+    with QueryWriter(store_user.store, USER) as writer:
+        for i in range(20):
+            writer.put(step(i))
+    assert steps(store_user) == [(i, i + 1) for i in range(20)]
+
+
+def test_a_failed_query_stops_the_rest_and_reaches_the_caller(store_user):
+    with pytest.raises(StoreError, match="nosuch"):
+        with QueryWriter(store_user.store, USER) as writer:
+            for i in range(20):
+                writer.put(Query("CREATE (:Step {i: $i}) RETURN nosuch", {"i": i}) if i == 3 else step(i))
+    assert steps(store_user) == [(0, 1), (1, 2), (2, 3)]
+
+
+def test_the_callers_error_drops_the_queries_not_started_and_waits_for_the_running_one(store_user):
     with pytest.raises(RuntimeError, match="embedder down"):
-        with QueryWriter(store, "u", depth=2) as writer:
-            for query in queries(3):  # one running (held at the gate), two waiting
-                writer.put(query)
-            threading.Timer(0.1, store.gate.set).start()
+        with QueryWriter(store_user.store, USER, depth=1) as writer:
+            writer.put(Query(SLOW, {"i": 0}))
+            writer.put(step(1))  # returns once the slow query has been taken: it waits behind it
             raise RuntimeError("embedder down")
-    assert store.ran == ["q0"]
+    after_exit = steps(store_user)
+    time.sleep(0.5)
+    assert after_exit == [(0, -1)] and steps(store_user) == after_exit
