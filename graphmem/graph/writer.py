@@ -14,7 +14,8 @@ stops the rest (later ones are dropped, not run) and its `StoreError` is raised
 to the caller, at its next `put` or when the block ends. When the caller's own
 code raises inside the block, the queries not yet started are dropped and the
 caller's error propagates once the running one has finished, so nothing writes
-after the lock is released.
+after the lock is released. A Ctrl-C while the caller waits for the writer counts as
+such an error.
 
 Example:
     >>> with store.user_lock("alice"), QueryWriter(store, "alice") as writer:
@@ -24,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 
@@ -33,7 +35,12 @@ from graphmem.graph.store import Store
 DEPTH = 1
 """Queries prepared ahead of the one running: each can be megabytes of parameters."""
 
+POLL_S = 0.1
+"""How often an idle writer looks whether its caller gave up without saying done."""
+
 _DONE = object()
+
+log = logging.getLogger(__name__)
 
 
 class _Formatted:
@@ -85,17 +92,40 @@ class QueryWriter:
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is not None:
             self._cancelled = True
-        self._queue.put(_DONE)
-        self._thread.join()
+        try:
+            self._queue.put(_DONE)
+            self._thread.join()
+        except BaseException:  # Ctrl-C while waiting: stop, but never write behind the lock
+            self._cancelled = True
+            self._wait_for_thread()
+            raise
         if exc_type is None:
             self._raise_failure()
+        elif self._error is not None:
+            log.warning("write behind for %r also failed: %s", self._user_id, self._error)
+
+    def _wait_for_thread(self) -> None:
+        """Join through further interrupts: the query running finishes, no other starts."""
+        while self._thread.is_alive():
+            try:
+                self._thread.join()
+            except KeyboardInterrupt:
+                continue
 
     def _raise_failure(self) -> None:
         if self._error is not None:
             raise self._error
 
     def _run(self) -> None:
-        while (query := self._queue.get()) is not _DONE:
+        while True:
+            try:
+                query = self._queue.get(timeout=POLL_S)
+            except queue.Empty:
+                if self._cancelled:  # the caller was interrupted before it could say done
+                    return
+                continue
+            if query is _DONE:
+                return
             if self._error is not None or self._cancelled:
                 continue  # drain, so a waiting `put` never blocks for ever
             try:

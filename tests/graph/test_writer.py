@@ -3,6 +3,9 @@ and never writes after its block has been left: on the real embedded FalkorDB.""
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 import time
 
 import pytest
@@ -55,6 +58,19 @@ def test_the_callers_error_drops_the_queries_not_started_and_waits_for_the_runni
             writer.put(Query(SLOW, {"i": 0}))
             writer.put(step(1))  # returns once the slow query has been taken: it waits behind it
             raise RuntimeError("embedder down")
+    after_exit = steps(store_user)
+    time.sleep(0.5)
+    assert after_exit == [(0, -1)] and steps(store_user) == after_exit
+
+
+def test_ctrl_c_while_the_block_waits_stops_the_writer_before_the_lock_is_left(store_user):
+    """The interrupt lands in `__exit__` (waiting for the slow query): the queued step
+    must not run after the block is left, and the running query is waited for."""
+    with pytest.raises(KeyboardInterrupt):
+        with QueryWriter(store_user.store, USER, depth=1) as writer:
+            writer.put(Query(SLOW, {"i": 0}))
+            writer.put(step(1))
+            threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()
     after_exit = steps(store_user)
     time.sleep(0.5)
     assert after_exit == [(0, -1)] and steps(store_user) == after_exit
