@@ -24,6 +24,7 @@ The caller holds the user's lock, so nothing else changes these facts meanwhile.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,12 +32,15 @@ from typing import Any
 
 from graphmem.graph import cypher as q
 from graphmem.graph import fact_repository
+from graphmem.graph.cypher.forgetting import delete_facts
 from graphmem.graph.store import Store
 from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge, new_uuid
 from graphmem.schema.records import AddFactResult
 from graphmem.schema.slot_replay import Incoming, place_one
 from graphmem.schema.supersession import Closure, Split
+
+log = logging.getLogger(__name__)
 
 Slot = tuple[str, str]  # (subject uuid, slot)
 Kin = tuple[str, tuple[str, ...]]  # (subject uuid, predicates): an ending's reach
@@ -211,13 +215,30 @@ class SessionFacts:
 
     def write(self) -> None:
         """Store what changed: the new facts in creation order (split copies of stored
-        facts cloned from them), then the changed properties of the stored ones."""
-        for clone, rows in _runs(self._creation_rows()):
-            self._store.run(self._user, q.clone_facts(rows) if clone else q.create_facts(rows))
-        updates = [{"uuid": uuid, "props": changed} for uuid, before in self._read.items()
-                   if (changed := _changes(before, self._facts[uuid]))]
-        if updates:
-            self._store.run(self._user, q.update_facts(updates))
+        facts cloned from them), then the changed properties of the stored ones.
+
+        All or nothing, as far as the store lets us: the changes to stored facts are
+        one query and run last, and a failure before it ends (a store error, Ctrl-C)
+        deletes the facts this write created. Without that, every new single-valued
+        value of the session could stand open beside the stored one it closes."""
+        try:
+            for clone, rows in _runs(self._creation_rows()):
+                self._store.run(self._user, q.clone_facts(rows) if clone else q.create_facts(rows))
+            updates = [{"uuid": uuid, "props": changed} for uuid, before in self._read.items()
+                       if (changed := _changes(before, self._facts[uuid]))]
+            if updates:
+                self._store.run(self._user, q.update_facts(updates))
+        except BaseException:
+            self._undo_creation()
+            raise
+
+    def _undo_creation(self) -> None:
+        """Best effort: the error that got us here is the one to raise."""
+        try:
+            if self._created:
+                self._store.run(self._user, delete_facts(list(self._created)))
+        except Exception as exc:  # noqa: BLE001
+            log.warning("undoing a failed fact write for %r: %s", self._user, exc)
 
     def _creation_rows(self) -> list[tuple[bool, dict[str, Any]]]:
         rows = []

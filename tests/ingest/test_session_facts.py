@@ -187,3 +187,28 @@ def test_one_nearest_facts_query_answers_each_plan_as_its_own_query_did(scripted
         alone = scripted.store.run("u", q.nearest_facts(vector.tolist(), 2), read_only=True)
         assert [{k: v for k, v in row.items() if k != "i"} for row in each if row["i"] == i] == alone
         assert alone
+
+
+def test_a_failed_write_back_leaves_no_new_fact_beside_the_one_it_should_close(scripted, monkeypatch):
+    """The closure of the stored fact is the last query; when it fails, the facts the
+    write created are deleted, so no second current home is left, and a retry of the
+    session leaves the timeline a clean write leaves."""
+    from graphmem import StoreError
+
+    write(scripted, "u", 0, ["me|LIVES_IN|Oslo|-|-|"])
+    update = q.update_facts([{"uuid": "x", "props": {}}]).cypher
+    real_run = scripted.store.run
+
+    def failing_run(user_id, query, *args, **kwargs):
+        if query.cypher == update:
+            raise StoreError("server went away")
+        return real_run(user_id, query, *args, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(scripted.store, "run", failing_run)
+        with pytest.raises(StoreError, match="went away"):
+            write(scripted, "u", 1, ["me|LIVES_IN|Lima|-|-|"])
+    assert [(r.object, r.invalid_at) for r in scripted.inspect().fact_versions("u")] == [("Oslo", None)]
+    write(scripted, "u", 1, ["me|LIVES_IN|Lima|-|-|"])
+    rows = {r.object: r for r in scripted.inspect().fact_versions("u")}
+    assert rows["Oslo"].invalid_at == t.decode(DATES[1]) and rows["Lima"].invalid_at is None
