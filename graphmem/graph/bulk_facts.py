@@ -23,9 +23,10 @@ in two phases: first the new entities and new facts, pipelined with their
 embedding; then, with every vector in hand, the changes to stored facts (split
 copies, closures) and the version bump. A failure in the first phase (an
 embedder error in batch n while batch n-1 was being written) deletes what that
-phase wrote, so the stored timeline is as it was; a store failure in the second
-leaves the batches before it written, as a loop of `add_fact` stopped half-way
-would (the import is not one transaction).
+phase wrote, so the stored timeline is as it was. A store failure in the second
+leaves every new fact written but only the changes before it applied: a new value
+can stand open beside the stored one it should have closed (the import is not one
+transaction; the version is still bumped, so searches see what is there).
 """
 
 from __future__ import annotations
@@ -244,6 +245,15 @@ def _undo_creation(store: Store, user_id: str, entities: _Entities, writes: _Wri
         log.warning("undoing a failed import into %r: %s", user_id, exc)
 
 
+def _bump_after_failure(store: Store, user_id: str) -> None:
+    """A failed second phase has written the new facts: bump the version so warm
+    indexes in every process see what is stored. Best effort, like the undo."""
+    try:
+        store.run(user_id, q.bump_version())
+    except Exception as exc:  # noqa: BLE001 - the failure that got us here is the one to report
+        log.warning("bumping the version after a failed import into %r: %s", user_id, exc)
+
+
 def add_facts(store: Store, user_id: str, facts: Sequence[NewFact], embed: Embed, *,
               batch: int = BATCH) -> list[AddFactResult]:
     """Import `facts` as `add_fact` would one at a time, in order; one result per fact.
@@ -269,9 +279,13 @@ def add_facts(store: Store, user_id: str, facts: Sequence[NewFact], embed: Embed
     except BaseException:
         _undo_creation(store, user_id, entities, writes, batch)
         raise
-    with QueryWriter(store, user_id) as writer:
-        for query in change_queries(writes, batch):
-            writer.put(query)
+    try:
+        with QueryWriter(store, user_id) as writer:
+            for query in change_queries(writes, batch):
+                writer.put(query)
+    except BaseException:
+        _bump_after_failure(store, user_id)
+        raise
     results = {row: result for slot, rows in reads.groups.items()
                for row, result in zip(rows, replays[slot].results, strict=True)}
     return [results[row] for row in range(len(facts))]
