@@ -29,7 +29,7 @@ def episode_names(uuids: Sequence[str]) -> Query:
 
 def existing_episodes(uuids: Sequence[str]) -> Query:
     """Which of `uuids` are stored, whether extracted, and whether still without their
-    vector (``bare``: a write stopped between `create_episode_nodes` and `mark_extracted`)."""
+    vector (``bare``: a write stopped between `create_linked_episodes` and `mark_extracted`)."""
     return Query(
         "MATCH (e:Episodic) WHERE e.uuid IN $uuids "
         "RETURN e.uuid AS uuid, e.extracted AS extracted, e.content_embedding IS NULL AS bare",
@@ -46,14 +46,6 @@ def create_episodes(rows: Sequence[dict[str, Any]]) -> Query:
     )
 
 
-def create_episode_nodes(rows: Sequence[dict[str, Any]]) -> Query:
-    """rows: {uuid, props}: the turns without their vectors, which the write path sets
-    with `mark_extracted` (why: see there); MERGE on uuid makes a repeat a no-op."""
-    return Query(
-        "UNWIND $rows AS row MERGE (e:Episodic {uuid: row.uuid}) ON CREATE SET e += row.props",
-        {"rows": list(rows)},
-    )
-
 
 def set_episode_vectors(rows: Sequence[dict[str, Any]]) -> Query:
     """rows: {uuid, embedding}: the vectors of turns whose write stopped before `mark_extracted`."""
@@ -63,26 +55,13 @@ def set_episode_vectors(rows: Sequence[dict[str, Any]]) -> Query:
     )
 
 
-def previous_episode(session_id: str, before_index: int) -> Query:
-    return Query(
-        "MATCH (e:Episodic {session_id: $session_id}) WHERE e.turn_index < $index "
-        "RETURN e.uuid AS uuid ORDER BY e.turn_index DESC LIMIT 1",
-        {"session_id": session_id, "index": before_index},
-    )
-
-
-def link_episodes(pairs: Sequence[tuple[str, str]], group_id: str, created_at: datetime) -> Query:
-    return Query(
-        "UNWIND $pairs AS p MATCH (a:Episodic {uuid: p[0]}), (b:Episodic {uuid: p[1]}) "
-        "MERGE (a)-[r:NEXT_EPISODE]->(b) ON CREATE SET r.uuid = p[2], r.group_id = $group_id, r.created_at = $at",
-        {"pairs": [[a, b, new_uuid()] for a, b in pairs], "group_id": group_id, "at": t.encode(created_at)},
-    )
 
 
 def create_linked_episodes(rows: Sequence[dict[str, Any]], group_id: str, created_at: datetime) -> Query:
-    """rows: {uuid, props}, one session's new turns in turn order: `create_episode_nodes`,
-    then each linked to the next and the first to the session's turn before it
-    (`previous_episode`, `link_episodes`), in one round trip instead of three."""
+    """rows: {uuid, props}, one session's new turns in turn order, stored without their
+    vectors (the write path sets them with `mark_extracted`; why: see there; MERGE on
+    uuid makes a repeat a no-op), each linked to the next and the first to the
+    session's turn before it: one round trip instead of three."""
     first = rows[0]["props"]
     pairs = [[a["uuid"], b["uuid"], new_uuid()] for a, b in zip(rows, rows[1:])]
     return Query(
