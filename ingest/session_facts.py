@@ -32,6 +32,7 @@ from typing import Any
 
 from graphmem.graph import cypher as q
 from graphmem.graph import fact_repository
+from graphmem.graph.bulk_facts import changed_props
 from graphmem.graph.cypher.forgetting import delete_facts
 from graphmem.graph.store import Store
 from graphmem.schema import time as t
@@ -225,7 +226,7 @@ class SessionFacts:
             for clone, rows in _runs(self._creation_rows()):
                 self._store.run(self._user, q.clone_facts(rows) if clone else q.create_facts(rows))
             updates = [{"uuid": uuid, "props": changed} for uuid, before in self._read.items()
-                       if (changed := _changes(before, self._facts[uuid]))]
+                       if (changed := changed_props(before, self._facts[uuid]))]
             if updates:
                 self._store.run(self._user, q.update_facts(updates))
         except BaseException:
@@ -246,7 +247,7 @@ class SessionFacts:
             final = self._facts[uuid]
             if made.copy_of is not None:
                 # the copy holds what the stored fact held, then what changed (as the split's SET did)
-                rows.append((True, {"from": made.copy_of, "props": _changes(self._read[made.copy_of], final)}))
+                rows.append((True, {"from": made.copy_of, "props": changed_props(self._read[made.copy_of], final)}))
             else:
                 props = {k: v for k, v in final.to_props().items() if v is not None}
                 rows.append((False, {"source": final.source_node_uuid, "target": final.target_node_uuid,
@@ -256,11 +257,6 @@ class SessionFacts:
 
 def _appended(have: Sequence[str], more: Sequence[str]) -> list[str]:
     return list(have) + [x for x in more if x not in have]
-
-
-def _changes(before: FactEdge, after: FactEdge) -> dict[str, Any]:
-    old, new = before.to_props(), after.to_props()
-    return {k: v for k, v in new.items() if old.get(k) != v}
 
 
 def _runs(rows: list[tuple[bool, dict[str, Any]]]) -> list[tuple[bool, list[dict[str, Any]]]]:

@@ -225,22 +225,28 @@ def test_turn_ids_without_a_session_id_are_short_and_stable(tmp_path, embedder):
     assert report.turn_ids == ("2024-07-10T00:00Z#0",)
 
 
-def test_facts_and_search_leave_torch_and_the_rule_extractor_unimported(sample_store):
+def _commands_in_one_child(store: str, commands: list[list[str]], modules: tuple[str, ...]):
+    """Run CLI `commands` in one fresh process on `store`; its output, ending with
+    which of `modules` that process imported."""
     import subprocess
     import sys
 
     script = (
         "import sys\n"
         "from graphmem.cli import app\n"
-        "for argv in (['facts', '--user', 'cli', '--data-dir', sys.argv[1]],\n"
-        "             ['search', 'Where do I live?', '--user', 'cli', '--data-dir', sys.argv[1]]):\n"
+        f"for argv in {commands!r}:\n"
         "    try:\n"
-        "        app(argv)\n"
+        "        app(argv + ['--data-dir', sys.argv[1]])\n"
         "    except SystemExit as exc:\n"
         "        assert not exc.code, exc.code\n"
-        "print(sorted(m for m in ('torch', 'sentence_transformers', 'graphmem.ingest.rules') if m in sys.modules))\n"
+        f"print(sorted(m for m in {modules!r} if m in sys.modules))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script, sample_store], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-c", script, store], capture_output=True, text=True, timeout=300)
+
+
+def test_facts_and_search_leave_torch_and_the_rule_extractor_unimported(sample_store):
+    commands = [["facts", "--user", "cli"], ["search", "Where do I live?", "--user", "cli"]]
+    done = _commands_in_one_child(sample_store, commands, ("torch", "sentence_transformers", "graphmem.ingest.rules"))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert "Beijing" in done.stdout and lines[-1] == "[]"
@@ -249,20 +255,7 @@ def test_facts_and_search_leave_torch_and_the_rule_extractor_unimported(sample_s
 def test_facts_and_users_leave_networkx_and_scipy_unimported(sample_store):
     """Search (bm25 -> scipy) and the networkx analyses load where they are used:
     they were ~0.5 s of every command's start (`python -m bench cli`)."""
-    import subprocess
-    import sys
-
-    script = (
-        "import sys\n"
-        "from graphmem.cli import app\n"
-        "for argv in (['facts', '--user', 'cli', '--data-dir', sys.argv[1]], ['users', '--data-dir', sys.argv[1]]):\n"
-        "    try:\n"
-        "        app(argv)\n"
-        "    except SystemExit as exc:\n"
-        "        assert not exc.code, exc.code\n"
-        "print(sorted(m for m in ('networkx', 'scipy') if m in sys.modules))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script, sample_store], capture_output=True, text=True, timeout=300)
+    done = _commands_in_one_child(sample_store, [["facts", "--user", "cli"], ["users"]], ("networkx", "scipy"))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert "Beijing" in done.stdout and lines[-1] == "[]"

@@ -81,6 +81,13 @@ def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
         yield items[i:i + size]
 
 
+def changed_props(before: FactEdge, after: FactEdge) -> dict[str, Any]:
+    """The stored properties `after` holds differently from `before`: what an update
+    (or a split copy, cloned from `before`) must set."""
+    old, new = before.to_props(), after.to_props()
+    return {k: v for k, v in new.items() if old.get(k) != v}
+
+
 def resolve_entities(store: Store, user_id: str, facts: Sequence[NewFact], batch: int = BATCH) -> _Entities:
     """Names -> entity uuids, matched like `merge_entity` (normalised name); a new
     entity keeps the first spelling the import gives it."""
@@ -135,11 +142,6 @@ def _props(edge: FactEdge) -> dict[str, Any]:
     return {k: v for k, v in edge.to_props().items() if v is not None}
 
 
-def _changes(before: FactEdge, after: FactEdge) -> dict[str, Any]:
-    old, new = before.to_props(), after.to_props()
-    return {k: v for k, v in new.items() if old.get(k) != v}
-
-
 @dataclass(frozen=True)
 class _Create:
     """A fact edge to create: `embedding` the vector its row brought, else `text` is embedded."""
@@ -172,7 +174,7 @@ def plan_writes(facts: Sequence[NewFact], edges: Sequence[FactEdge], groups: dic
             writes.creates.append(_Create(final.source_node_uuid, final.target_node_uuid, _props(final),
                                           edges[row].fact, facts[row].embedding))
         for before in stored.get(slot, ()):
-            changed = _changes(before, replay.facts[before.uuid])
+            changed = changed_props(before, replay.facts[before.uuid])
             if changed:
                 writes.updates.append({"uuid": before.uuid, "props": changed})
     return writes

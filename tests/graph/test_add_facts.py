@@ -269,27 +269,20 @@ def test_an_embedder_failure_part_way_leaves_the_graph_as_it_was(memory, tmp_pat
         assert timeline(mem, "cut") == looped_timeline(memory)
 
 
-def test_a_store_failure_in_the_second_phase_still_bumps_the_graph_version(tmp_path, embedder, monkeypatch):
+def test_a_store_failure_in_the_second_phase_still_bumps_the_graph_version(tmp_path, embedder):
     """The new facts are written by then: the version moves, so warm indexes in every
     process see what is stored, and the store's error reaches the caller."""
     from graphmem import StoreError
     from graphmem.graph import cypher as q
+    from store_faults import failing
 
     with Memory(data_dir=tmp_path / "p2", embedder=embedder) as mem:
         mem.add_facts("p2", [{"subject": "me", "predicate": "lives_in", "object": "Oslo", "valid_at": "2024-01-01"}])
         version = lambda: mem.store.run("p2", q.graph_version(), read_only=True)[0]["version"]  # noqa: E731
         before = version()
-        update = q.update_facts([{"uuid": "x", "props": {}}]).cypher
-        real_run = mem.store.run
-
-        def failing_run(user_id, query, *args, **kwargs):
-            if query.cypher == update:
-                raise StoreError("server went away")
-            return real_run(user_id, query, *args, **kwargs)
-
-        monkeypatch.setattr(mem.store, "run", failing_run)
-        with pytest.raises(StoreError, match="went away"):
-            mem.add_facts("p2", [{"subject": "me", "predicate": "lives_in", "object": "Lima", "valid_at": "2024-06-01"}])
-        monkeypatch.undo()
+        with failing(mem.store, q.update_facts([{"uuid": "x", "props": {}}]).cypher):
+            with pytest.raises(StoreError, match="went away"):
+                mem.add_facts("p2", [{"subject": "me", "predicate": "lives_in", "object": "Lima",
+                                      "valid_at": "2024-06-01"}])
         assert version() == before + 1
         assert "Lima" in {f.object for f in mem.facts("p2", valid_at="2024-07-01")}

@@ -4,28 +4,8 @@ sentences are not those of the timeline sets."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
-
-from graphmem.ingest.extraction import TurnContext
-from graphmem.ingest.rules import RuleExtractor
-
-SESSION = datetime(2024, 7, 15, 10, 0, tzinfo=UTC)
-RULES = RuleExtractor(learned=False)
-
-
-def extracted(text: str, speaker: str = "Ann"):
-    [x] = RULES.extract([TurnContext(text=text, speaker=speaker, session_time=SESSION)])
-    return x.facts
-
-
-def states(text: str) -> set[tuple[str, str]]:
-    return {(f.predicate, f.object) for f in extracted(text) if f.valid_at is not None}
-
-
-def endings(text: str) -> set[tuple[str, str]]:
-    return {(f.predicate, f.object) for f in extracted(text) if f.valid_at is None}
+from rule_reading import SESSION, endings, extracted, states
 
 
 @pytest.mark.parametrize("text,fact", [

@@ -189,23 +189,15 @@ def test_one_nearest_facts_query_answers_each_plan_as_its_own_query_did(scripted
         assert alone
 
 
-def test_a_failed_write_back_leaves_no_new_fact_beside_the_one_it_should_close(scripted, monkeypatch):
+def test_a_failed_write_back_leaves_no_new_fact_beside_the_one_it_should_close(scripted):
     """The closure of the stored fact is the last query; when it fails, the facts the
     write created are deleted, so no second current home is left, and a retry of the
     session leaves the timeline a clean write leaves."""
     from graphmem import StoreError
+    from store_faults import failing
 
     write(scripted, "u", 0, ["me|LIVES_IN|Oslo|-|-|"])
-    update = q.update_facts([{"uuid": "x", "props": {}}]).cypher
-    real_run = scripted.store.run
-
-    def failing_run(user_id, query, *args, **kwargs):
-        if query.cypher == update:
-            raise StoreError("server went away")
-        return real_run(user_id, query, *args, **kwargs)
-
-    with monkeypatch.context() as m:
-        m.setattr(scripted.store, "run", failing_run)
+    with failing(scripted.store, q.update_facts([{"uuid": "x", "props": {}}]).cypher):
         with pytest.raises(StoreError, match="went away"):
             write(scripted, "u", 1, ["me|LIVES_IN|Lima|-|-|"])
     assert [(r.object, r.invalid_at) for r in scripted.inspect().fact_versions("u")] == [("Oslo", None)]
