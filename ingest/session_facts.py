@@ -8,10 +8,12 @@ chat turns was a tenth of what a write costs beyond embedding its turns.
 
 The decisions stay those the one-at-a-time writes made: each fact sees its slot
 (and, for an ending, its subject's facts of the ending's predicates) as the facts
-before it left them, because every change is applied here first. Every list keeps
-the order the store returns: stored facts in the order read, then the facts this
-write creates, in the order it creates them (FalkorDB returns a slot's facts in
-the order they were created: an index scan), and they are written in that order.
+before it left them, because every change is applied here first. Stored facts
+keep the order read, then come the facts this write creates, in the order it
+creates them, and they are written in that order. The placement rules do not
+depend on the order a slot is read in (FalkorDB returns edges in id order and
+reuses the ids of deleted edges): ties go by `schema.supersession.succession_key`,
+checked by `tests/schema/test_slot_replay_order.py`.
 
 What the store is asked, per write: the facts of every slot and ending the write
 touches, and the facts an LLM decision names (one query each kind); when a

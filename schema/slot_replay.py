@@ -24,7 +24,7 @@ from datetime import datetime
 
 from graphmem.schema.models import FactEdge
 from graphmem.schema.records import AddFactResult
-from graphmem.schema.supersession import Placement, plan_placement
+from graphmem.schema.supersession import Placement, plan_placement, succession_key
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def place_one(slot: Sequence[FactEdge], incoming: Incoming, stated_at: Mapping[s
     """Where `incoming` goes among `slot` (the decision `fact_repository.place` makes)."""
     if incoming.single_valued:
         return plan_placement(slot, incoming.edge, incoming.now, stated_at, copy_uuid)
-    same = next((e for e in slot if _restates(e, incoming.edge)), None)
+    same = min((e for e in slot if _restates(e, incoming.edge)), key=succession_key, default=None)
     return Placement(merge_into=same.uuid if same else None)
 
 

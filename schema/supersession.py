@@ -43,7 +43,7 @@ def plan_closures(slot: Sequence[FactEdge], incoming: FactEdge, now: datetime) -
     Example: slot = [Beijing from March], incoming = Shanghai from June
     -> [Closure(Beijing, invalid_at=June, invalidated_by=Shanghai)].
     """
-    live = [e for e in slot if e.expired_at is None or e.invalidated_by is not None]
+    live = _live(slot)
     start = incoming.order_key()
     closures = [
         Closure(e.uuid, start, incoming.uuid, e.expired_at or now)
@@ -52,7 +52,7 @@ def plan_closures(slot: Sequence[FactEdge], incoming: FactEdge, now: datetime) -
     ]
     later = [e for e in live if e.order_key() > start]
     if later:
-        successor = min(later, key=FactEdge.order_key)
+        successor = min(later, key=succession_key)
         end = successor.order_key()
         if incoming.invalid_at is None or incoming.invalid_at > end:
             closures.append(Closure(incoming.uuid, end, successor.uuid, now))
@@ -85,12 +85,23 @@ class Placement:
 
 
 def _live(slot: Sequence[FactEdge]) -> list[FactEdge]:
-    """Facts on the timeline: open, ended or superseded; not retracted."""
-    return [e for e in slot if e.expired_at is None or e.invalidated_by is not None]
+    """Facts on the timeline: open, ended or superseded; not retracted. In timeline
+    order, so every decision and the order of the closures is the same whatever
+    order the slot was read in."""
+    return sorted((e for e in slot if e.expired_at is None or e.invalidated_by is not None), key=succession_key)
 
 
 def _covers(fact: FactEdge, moment: datetime) -> bool:
     return fact.order_key() <= moment and (fact.invalid_at is None or fact.invalid_at > moment)
+
+
+def succession_key(fact: FactEdge) -> tuple:
+    """Which of several facts starting at one moment comes next: the one that holds
+    then (a value overruled at the very moment it was said has an empty interval),
+    then the earlier written. Never the order the slot was read in: the store
+    returns edges in id order, and it reuses the ids of deleted edges."""
+    start = fact.order_key()
+    return start, not _covers(fact, start), fact.created_at, fact.uuid
 
 
 def _same_value(a: FactEdge, b: FactEdge) -> bool:
@@ -126,14 +137,14 @@ def plan_placement(
     other = [e for e in live if not _same_value(e, incoming)]
     covering = [e for e in same if _covers(e, start)]
     if covering:
-        return Placement(merge_into=covering[0].uuid)
+        return Placement(merge_into=min(covering, key=succession_key).uuid)
     host = next((e for e in other if _covers(e, start)), None)
     restated = _restatements(host, start, stated_at) if host is not None else []
     next_other = min((e.order_key() for e in other if e.order_key() > start), default=None)
     bound = min([m for m in (next_other, restated[0][0] if restated else None) if m is not None], default=None)
     later_same = [e for e in same if e.order_key() > start]
     if later_same and incoming.invalid_at is None:
-        nearest = min(later_same, key=FactEdge.order_key)
+        nearest = min(later_same, key=succession_key)
         if bound is None or nearest.order_key() <= bound:
             closures = tuple(Closure(e.uuid, start, nearest.uuid, e.expired_at or now) for e in other if _covers(e, start))
             return Placement(merge_into=nearest.uuid, closures=closures)

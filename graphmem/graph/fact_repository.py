@@ -14,7 +14,8 @@ from graphmem.schema.errors import NotFound
 from graphmem.schema import time as t
 from graphmem.schema.models import EntityNode, FactEdge, new_uuid, normalize_name
 from graphmem.schema.records import AddFactResult, FactRecord, Timeline
-from graphmem.schema.supersession import Placement, plan_placement
+from graphmem.schema.slot_replay import Incoming, place_one
+from graphmem.schema.supersession import Placement
 from graphmem.graph.store import Store
 
 
@@ -23,11 +24,6 @@ _EDGE_FIELDS = frozenset(FactEdge.model_fields)  # read once: pydantic builds th
 
 def edge_from_row(row: dict[str, Any]) -> FactEdge:
     return FactEdge.from_props({k: v for k, v in row.items() if k in _EDGE_FIELDS and v is not None})
-
-
-def _restates(old: FactEdge, new: FactEdge) -> bool:
-    """Same value and still open: the new statement is more evidence for it."""
-    return old.name == new.name and old.target_node_uuid == new.target_node_uuid and old.expired_at is None
 
 
 def _stated_at(store: Store, user_id: str, slot: Sequence[FactEdge]) -> dict[str, datetime]:
@@ -44,10 +40,8 @@ def place(
 ) -> Placement:
     """Read the slot and decide where `edge` goes (no writes)."""
     slot = [edge_from_row(row) for row in store.run(user_id, q.slot_facts(edge.source_node_uuid, edge.slot))]
-    if single_valued:
-        return plan_placement(slot, edge, now, _stated_at(store, user_id, slot), new_uuid())
-    same = next((e for e in slot if _restates(e, edge)), None)
-    return Placement(merge_into=same.uuid if same else None)
+    stated_at = _stated_at(store, user_id, slot) if single_valued else {}
+    return place_one(slot, Incoming(edge, single_valued, now), stated_at, new_uuid() if single_valued else "")
 
 
 def apply_placement(
