@@ -56,16 +56,20 @@ def _record(store: Store, user_id: str, row: dict, decision: str, now: datetime)
 
 
 def confirm(store: Store, user_id: str, uuid: str, now: datetime | None = None) -> GateResult:
-    """Write the candidate as an active fact through the normal slot rules."""
+    """Write the candidate as an active fact through the normal slot rules.
+
+    The candidate goes only once the fact is written: a write that fails deletes
+    what it created (`SessionFacts.write`), so the candidate is still there to
+    confirm again rather than lost with the fact."""
     now = now or t.now_utc()
     row = _candidate(store, user_id, uuid)
     edge = fact_repository.edge_from_row(row).model_copy(update={"created_at": now})
     embedding = np.asarray(row["embedding"] or [], dtype=np.float32)
     plan = PlannedFact(edge=edge, embedding=embedding, single_valued=bool(row["single_valued"]), ends=bool(row["ends"]))
-    store.run(user_id, cq.delete_candidate(uuid))
     facts = read_facts(store, user_id, [plan])
     decided = apply_structural(facts, plan, now)
     facts.write()
+    store.run(user_id, cq.delete_candidate(uuid))
     _record(store, user_id, row, "confirmed", now)
     store.run(user_id, q.rebuild_summaries([edge.source_node_uuid, edge.target_node_uuid]))
     store.run(user_id, q.bump_version())

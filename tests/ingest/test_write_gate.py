@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from graphmem import StoreError
+from graphmem.graph import cypher as q
 from graphmem.graph.cypher import Query
 from graphmem.ingest import write_gate
 from graphmem.schema.errors import NotFound
+from store_faults import failing
 
 
 def say(mem, sid: str, when: str, text: str):
@@ -120,3 +123,16 @@ def test_unknown_users_and_bad_ids(memory):
     say(memory, "s1", "2024-03-01", "I live in Lyon.")
     with pytest.raises(NotFound):
         memory.reject("u", "no-such-candidate")
+
+
+def test_a_confirm_that_fails_half_way_keeps_the_candidate(memory):
+    say(memory, "s1", "2024-03-01", "I eat spicy food.")
+    say(memory, "s2", "2024-04-01", "I'm avoiding spicy food this week.")
+    [candidate] = memory.candidates("u")
+    with failing(memory.store, q.update_facts([{"uuid": "x", "props": {}}]).cypher):
+        with pytest.raises(StoreError):
+            memory.confirm("u", candidate.uuid)
+    assert [c.uuid for c in memory.candidates("u")] == [candidate.uuid]
+    assert current(memory) == {("EATS", "spicy food")}
+    assert memory.confirm("u", candidate.uuid).action == "superseded"
+    assert current(memory) == {("AVOIDS", "spicy food")}
