@@ -88,7 +88,8 @@ class UserLock:
             try:
                 self._shared.reacquire()
             except redis.exceptions.RedisError as exc:
-                log.warning("could not renew %s: %s", self._shared.name, exc)
+                if not stop.is_set():  # else released while this woke up: nothing is wrong
+                    log.error("could not renew %s, another writer may enter after its ttl: %s", self._shared.name, exc)
                 return
 
     def _release_shared(self) -> None:

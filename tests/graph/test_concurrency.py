@@ -8,12 +8,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from datetime import datetime, timezone
 from itertools import combinations
 from pathlib import Path
 
 from graphmem import Memory
-from graphmem.graph.locking import lock_key
+from graphmem.graph.locking import UserLock, lock_key
 from graphmem.graph.store import Store
 
 CHILD = Path(__file__).with_name("concurrency_child.py")
@@ -107,5 +108,20 @@ def test_a_lock_left_by_a_dead_writer_expires(tmp_path):
         store.execute("SET", lock_key("u"), "dead-writer", "PX", 300)
         with store.user_lock("u"):
             assert store.execute("GET", lock_key("u")) not in (b"dead-writer", "dead-writer")
+    finally:
+        store.close()
+
+
+def test_a_lock_held_longer_than_its_ttl_is_renewed(tmp_path):
+    """A long write (a big import under load) keeps the lock: the key's expiry is pushed back."""
+    store = Store.open(data_dir=tmp_path / "gm")
+    try:
+        lock = UserLock(store._db.connection, "u", ttl=0.6)
+        with lock:
+            token = store.execute("GET", lock_key("u"))
+            time.sleep(2.0)
+            assert store.execute("GET", lock_key("u")) == token
+            assert 0 < store.execute("PTTL", lock_key("u")) <= 600
+        assert store.execute("EXISTS", lock_key("u")) == 0
     finally:
         store.close()
