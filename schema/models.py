@@ -14,7 +14,7 @@ import uuid as uuidlib
 from datetime import datetime
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graphmem.schema.errors import InvalidInput
 from graphmem.schema import time as t
@@ -96,12 +96,20 @@ class GraphModel(BaseModel):
     TIME_FIELDS: ClassVar[tuple[str, ...]] = ()
     VECTOR_FIELDS: ClassVar[tuple[str, ...]] = ()
 
-    @field_validator("*", mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _times_to_utc(cls, value: Any, info: Any) -> Any:
-        if info.field_name in cls.TIME_FIELDS and value is not None:
-            return t.decode(value) if isinstance(value, str) else t.to_utc(value, field=info.field_name)
-        return value
+    def _times_to_utc(cls, data: Any) -> Any:
+        """Time fields (stored strings, dates, datetimes) -> aware UTC datetimes (`time.to_utc`).
+
+        One call per model, not one per field: reading 5,000 facts made 90,000
+        field-validator calls, a sixth of `facts()`'s time."""
+        if not isinstance(data, dict):
+            return data
+        times = {name: data[name] for name in cls.TIME_FIELDS if data.get(name) is not None}
+        if not times:
+            return data
+        return data | {name: t.decode(value) if isinstance(value, str) else t.to_utc(value, field=name)
+                       for name, value in times.items()}
 
     def to_props(self) -> dict[str, Any]:
         props = self.model_dump(exclude=set(self.VECTOR_FIELDS))
