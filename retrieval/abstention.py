@@ -8,12 +8,14 @@ separate them, both blind to the names in the question:
 
 - **coverage**: the share of the question's topic words (content words that are
   not question words, dates or names the memory knows), weighted by idf, that
-  the single best stored fact, or turn **with the turns just before and after it**
+  the single best stored fact, or turn **with the two turns before and after it**
   in its session, contains. An answer is often an exchange ("Did you take the test
-  again?" / "Yes, third time now"), so its words can fall either side of one turn;
-  a never-said topic word is in no turn, so a window cannot find it (issue 12, ninth
-  round: on the tuning split three answerable questions stop abstaining, none of the
-  never-said ones does). Never-said questions ask about
+  again?" / "Yes, third time now"), so its words can fall either side of one turn,
+  or two when a reply and a follow-up come between ("I did!" / "And?" / "Fourth
+  attempt"); a never-said topic word is in no turn, so a window cannot find it
+  (issue 12, ninth round, one turn each side: on the tuning split three answerable
+  questions stop abstaining; tenth round, two: two more; none of the never-said ones
+  does either time; `SearchRecipe.abstain_window`). Never-said questions ask about
   a topic no turn holds ("blood", "dentist"), answerable ones mostly do.
 - **masked similarity**: the best cosine to any stored turn or fact of the
   question with its names replaced by "someone", so a name shared with every

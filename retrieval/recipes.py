@@ -132,6 +132,10 @@ class SearchRecipe(BaseModel):
         True, description="abstention's topic-word coverage reads each turn with the turns just before and after "
                           "it in its session (`retrieval.abstention.exchange_coverage`); False: the single best "
                           "turn or fact, as before issue 12's ninth round")
+    abstain_window: int = Field(
+        2, ge=1, le=4, description="with `abstain_exchange`, how many turns on each side of a turn its coverage "
+                                   "reads (`TurnTable.near`): 2 reads a question, a reply, a follow-up and the "
+                                   "answer together (issue 12's tenth round); 1 is the ninth round's exchange")
     session_tail: SessionTailConfig | None = Field(
         default_factory=SessionTailConfig,
         description="the turns after the first `head` (10) cover the best sessions: ranked by RRF of their fused "
@@ -253,13 +257,16 @@ HYBRID_MASK_ALL_NAMES = SearchRecipe(name="hybrid_mask_all_names", abstain_names
 # ... and its topic-word coverage reads a turn with its neighbours (an exchange); this names the
 # default with single-turn coverage, as before (ablation `graphmem:single_turn_coverage`).
 HYBRID_SINGLE_TURN_COVERAGE = SearchRecipe(name="hybrid_single_turn_coverage", abstain_exchange=False)
+# ... and that exchange is two turns on each side (question, reply, follow-up, answer; tenth round):
+# this names the one-turn exchange of the ninth round (ablation `graphmem:no_wide_coverage`).
+HYBRID_NO_WIDE_COVERAGE = SearchRecipe(name="hybrid_no_wide_coverage", abstain_window=1)
 
 RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY, HYBRID_DECAY, HYBRID_SPEAKER,
                                HYBRID_FACT_TURNS, HYBRID_SESSION_CAP, HYBRID_PRF, HYBRID_LEARNED,
                                HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SESSION_LIST,
                                HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_USER_NEIGHBOURS, HYBRID_NO_PARTS,
                                HYBRID_NO_OWN_FIRST, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW,
-                               HYBRID_MASK_ALL_NAMES, HYBRID_SINGLE_TURN_COVERAGE)}
+                               HYBRID_MASK_ALL_NAMES, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_NO_WIDE_COVERAGE)}
 DEFAULT_RECIPE = HYBRID_RRF
 
 

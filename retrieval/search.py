@@ -99,13 +99,14 @@ def _abstain_names(plan: QueryPlan, recipe: SearchRecipe) -> list[str]:
 
 def _abstain_signals(ctx: RetrievalContext, user_id: str, idx: UserIndexes, plan: QueryPlan, names: Sequence[str],
                      best: float, masked_vector: list[float] | None, view: ScopedView = EVERY_SCOPE,
-                     exchange: bool = True) -> abstention.AbstainSignals:
-    """Topic-word coverage (with `exchange`, of each turn read with its neighbours) and the best
+                     exchange: bool = True, window: int = 1) -> abstention.AbstainSignals:
+    """Topic-word coverage (with `exchange`, of each turn read with its `window` neighbours on each
+    side) and the best
     similarity of the question with its `names` masked (`masked_vector`: None when masking left
     the question unchanged)."""
     terms = abstention.topic_terms(plan.text, names)
     if exchange and idx.turns is not None and len(idx.episodes):
-        covered = max(abstention.exchange_coverage(idx.episodes, terms, idx.turns.adjacent),
+        covered = max(abstention.exchange_coverage(idx.episodes, terms, idx.turns.near(window)),
                       abstention.coverage((idx.facts,), terms))
     else:
         covered = abstention.coverage((idx.episodes, idx.facts), terms)
@@ -524,7 +525,8 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     ranked_turns = _session_prior(ctx, user_id, idx, ranked_turns, vector, recipe)
     ranked_turns = _session_tail(ctx, user_id, idx, plan, ranked_turns, vector, turn_scores, recipe, now)
     best = max(best_fact, best_turn)
-    signals = _abstain_signals(ctx, user_id, idx, plan, names, best, masked_vector, view, recipe.abstain_exchange)
+    signals = _abstain_signals(ctx, user_id, idx, plan, names, best, masked_vector, view, recipe.abstain_exchange,
+                               recipe.abstain_window)
     abstain, reason = abstention.decide(signals)
     if abstain:
         return MemoryPacket(query=query, mode=plan.mode, abstain=True, best_similarity=best, reason=reason,

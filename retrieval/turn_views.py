@@ -78,13 +78,28 @@ class TurnTable:
         order (the index lists turns as the store returns them): turns stored with indexes 2, 0, 1
         give rows [2, -1], [-1, 2], [1, 0]. Abstention reads a turn with these
         (`abstention.exchange_coverage`)."""
-        out = np.full((len(self.uuids), 2), -1, dtype=np.int64)
-        order = self.turn_index or tuple(range(len(self.uuids)))
-        for members in self.members.values():
-            ranked = sorted(members, key=lambda i: (order[i], i))
-            for before, after in zip(ranked, ranked[1:]):
-                out[after, 0], out[before, 1] = before, after
-        return out
+        return self.near(1)
+
+    def near(self, width: int) -> np.ndarray:
+        """Each turn's `width` previous and `width` next turns of its session by turn index
+        (positions, -1 past a session's ends), shape (turns, 2 * width): columns 0..width-1 the
+        previous turns, nearest first, then the next ones, nearest first; built once per table
+        and width. A question asked, answered, then followed up spans three turns: abstention
+        reads a turn with these (`abstention.exchange_coverage`, `SearchRecipe.abstain_window`)."""
+        if width not in self._near:
+            out = np.full((len(self.uuids), 2 * width), -1, dtype=np.int64)
+            order = self.turn_index or tuple(range(len(self.uuids)))
+            for members in self.members.values():
+                ranked = sorted(members, key=lambda i: (order[i], i))
+                for d in range(1, width + 1):
+                    for before, after in zip(ranked, ranked[d:]):
+                        out[after, d - 1], out[before, width + d - 1] = before, after
+            self._near[width] = out
+        return self._near[width]
+
+    @cached_property
+    def _near(self) -> dict[int, np.ndarray]:
+        return {}
 
     @cached_property
     def own_turns(self) -> np.ndarray:

@@ -48,6 +48,9 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
 - ``single_turn_coverage``: abstention's topic-word coverage from the single best turn or
   fact, as before issue 12's ninth round (``hybrid_single_turn_coverage``; the default reads
   each turn with its neighbours, `retrieval.abstention.exchange_coverage`);
+- ``no_wide_coverage``: that coverage reads one turn on each side of a turn (the exchange of
+  issue 12's ninth round; ``hybrid_no_wide_coverage``) instead of the default's two
+  (`SearchRecipe.abstain_window`, tenth round);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -65,7 +68,7 @@ from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import (
     DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_LEARNED, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP,
-    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, HYBRID_MASK_ALL_NAMES, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
+    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, HYBRID_MASK_ALL_NAMES, HYBRID_NO_WIDE_COVERAGE, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
 )
 
 
@@ -107,6 +110,7 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "time_until_now": HYBRID_TIME_UNTIL_NOW,
     "mask_all_names": HYBRID_MASK_ALL_NAMES,
     "single_turn_coverage": HYBRID_SINGLE_TURN_COVERAGE,
+    "no_wide_coverage": HYBRID_NO_WIDE_COVERAGE,
 }
 
 

@@ -143,6 +143,7 @@ def test_unknown_system_names_list_the_valid_ones(tmp_path):
     assert DEFAULT_RECIPE.other_turns < 1 and ABLATIONS["no_own_first"].other_turns == 1
     assert DEFAULT_RECIPE.abstain_names == "proper" and ABLATIONS["mask_all_names"].abstain_names == "all"
     assert DEFAULT_RECIPE.abstain_exchange and not ABLATIONS["single_turn_coverage"].abstain_exchange
+    assert DEFAULT_RECIPE.abstain_window == 2 and ABLATIONS["no_wide_coverage"].abstain_window == 1
 
 
 def test_full_context_cuts_from_the_oldest_end(small_locomo):

@@ -16,7 +16,7 @@ import pytest
 
 from graphmem.retrieval import abstention
 from graphmem.retrieval.bm25 import BM25Index
-from graphmem.retrieval.recipes import HYBRID_MASK_ALL_NAMES, HYBRID_SINGLE_TURN_COVERAGE
+from graphmem.retrieval.recipes import HYBRID_MASK_ALL_NAMES, HYBRID_NO_WIDE_COVERAGE, HYBRID_SINGLE_TURN_COVERAGE
 from graphmem.retrieval.turn_views import TurnTable
 
 NOW = "2023-08-01"
@@ -100,6 +100,16 @@ def test_exchange_coverage_reads_a_turn_with_its_neighbours():
     assert abstention.exchange_coverage(index, ["dentist"], table.adjacent) == 0.0
 
 
+def test_near_lists_two_turns_on_each_side_within_the_session():
+    rows = [{"uuid": u, "session_id": s, "turn_index": i}
+            for u, s, i in (("a", "s", 0), ("b", "s", 1), ("c", "s", 2), ("d", "s", 3), ("e", "t", 0))]
+    table = TurnTable.of(["a", "b", "c", "d", "e"], rows)
+    # columns: previous nearest first, then next nearest first; -1 past the session's ends
+    assert table.near(2).tolist() == [[-1, -1, 1, 2], [0, -1, 2, 3], [1, 0, 3, -1], [2, 1, -1, -1],
+                                      [-1, -1, -1, -1]]
+    assert table.near(1).tolist() == table.adjacent.tolist()
+
+
 def test_turns_out_of_storage_order_are_neighbours_by_turn_index():
     rows = [{"uuid": u, "session_id": "s", "turn_index": i} for u, i in (("x", 2), ("y", 0), ("z", 1))]
     assert TurnTable.of(["x", "y", "z"], rows).adjacent.tolist() == [[2, -1], [-1, 2], [1, 0]]
@@ -115,3 +125,21 @@ def test_an_answer_split_over_an_exchange_does_not_abstain(maria):
     before = maria.search("m", asked, now=NOW, recipe=HYBRID_SINGLE_TURN_COVERAGE)
     assert before.topic_coverage < packet.topic_coverage, (before.abstain, before.topic_coverage, before.masked_similarity, packet.topic_coverage, packet.masked_similarity)
     assert not packet.abstain and "D3:2" in packet.cited_turn_ids, (packet.topic_coverage, packet.masked_similarity)
+
+
+def test_an_answer_two_turns_from_its_question_does_not_abstain(maria):
+    """Question, a short reply, a follow-up, then the answer: the test is named two turns
+    before "fourth attempt ... passed", which a one-turn window never reads together
+    (issue 12, tenth round; `SearchRecipe.abstain_window`)."""
+    maria.write("m", [
+        {"speaker": "John", "content": "Did you sit the aptitude test again on Monday?", "id": "D3:1"},
+        {"speaker": "Maria", "content": "I did!", "id": "D3:2"},
+        {"speaker": "John", "content": "And? Tell me everything.", "id": "D3:3"},
+        {"speaker": "Maria", "content": "My fourth attempt, and I finally passed!", "id": "D3:4"},
+    ], "2023-07-10", session_id="s3")
+    asked = "How many attempts did Maria need to pass the test?"
+    packet = maria.search("m", asked, now=NOW)
+    narrow = maria.search("m", asked, now=NOW, recipe=HYBRID_NO_WIDE_COVERAGE)
+    # "test" and "attempt"/"passed" are read together only with two turns on each side
+    assert narrow.topic_coverage < packet.topic_coverage, (narrow.topic_coverage, packet.topic_coverage)
+    assert not packet.abstain and "D3:4" in packet.cited_turn_ids, (packet.topic_coverage, packet.masked_similarity)
