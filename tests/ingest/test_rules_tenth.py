@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from graphmem.ingest.reader.classifier import Reading
+from graphmem.ingest.reader.reader import drafts_for
 from graphmem.ingest.rules.extractor import with_subject
 from graphmem.ingest.rules.text import normalise
 from rule_reading import endings, extracted, states
@@ -167,3 +169,26 @@ def test_a_journey_made_to_live_somewhere_is_a_move(text):
                                   "We sold the house and went to Spain for a month."])
 def test_a_trip_or_someone_elses_move_is_no_home(text):
     assert not any(p == "LIVES_IN" for p, _ in states(text))
+
+
+# ------------------------------------------------------------------ the reader: a change with an ending word ends
+
+def test_a_change_read_with_only_an_ending_word_ends_its_value():
+    sure = Reading("study", 0.95, "new", 0.9)
+    drafts, _ = drafts_for("Graduated in June, so that's me done with Exeter.", sure, "Ana")
+    assert [(d.kind, d.object) for d in drafts] == [("end", "Exeter")]
+    started, _ = drafts_for("Since June I've been at Exeter.", sure, "Ana")
+    assert [d.kind for d in started] == ["state"]  # a word that starts: the new value holds
+
+
+# ------------------------------------------------------------------ the reader: whose clause holds the value
+
+@pytest.mark.parametrize("text,kept", [
+    ("We love Tucson, but my brother lives in Mesa.", []),  # Mesa is his
+    ("Tucson is home now, and he lives in Mesa.", ["Tucson"]),
+    ("I stayed in Leeds when my sister moved to York.", ["Leeds"]),
+    ("My parents and I moved to Tucson.", ["Tucson"]),  # the speaker is one of them
+])
+def test_a_value_in_someone_elses_clause_is_not_the_speakers(text, kept):
+    drafts, _ = drafts_for(text, Reading("residence", 0.95, "holds", 0.9), "Ana")
+    assert [d.object for d in drafts] == kept
