@@ -153,8 +153,12 @@ _NO_SUBJECT_BE = re.compile(r"(?:born|raised)\s+(?:and\s+raised\s+)?in\b", re.IG
 # the subject of its sentence ("Working from home is great", "Living in NYC can be lonely")
 _NO_SUBJECT_ING = re.compile(r"(?:(?:currently|still|now|also)\s+)?(?:doing|studying|working|teaching|training|renting|"
                              r"living|volunteering|freelancing|nursing)\b", re.IGNORECASE)
-# and "I've": "been bouldering 4x a week", "been living in Leeds since May" (not "Been there, done that")
-_NO_SUBJECT_BEEN = re.compile(r"(?:(?:just|also|still|honestly|mostly)\s+)?been\s+[a-z]+ing\b", re.IGNORECASE)
+# and "I've": "been bouldering 4x a week", "been at Google two years", "been vegan since March" (not "Been there,
+# done that", "Been a while since ...", "Been ages")
+_NO_SUBJECT_BEEN = re.compile(r"(?:(?:just|also|still|honestly|mostly)\s+)?been\s+(?![a-z]+ed\b)(?!(?:there|here|ages|forever|"
+                              r"a\s+while|a\s+long|so\s+long|too\s+long|a\s+minute|a\s+bit|a\s+rough|a\s+weird|quiet|busy|"
+                              r"crazy|nuts|hectic|great|good|bad|fun|rough|weird|mad|wild|such|so|too|really|pretty)\b)\w",
+                              re.IGNORECASE)
 # and the whole "I'm" of a self-introduction: "Vegetarian here.", "Charge nurse here, ..." ("Same here" names no one)
 _INTRODUCED_HERE = re.compile(r"(?P<who>[A-Za-z][a-z-]*(?:\s+[a-z-]+){0,2})\s+here\b(?=\s*(?:[.,!:;-]|$))")
 _GERUND_SUBJECT = re.compile(r"^[^,;:]*?\s(?:is|was|are|were|have\s+been|has\s+been|can\s+be|could\s+be|makes|made|takes|took|feels|felt|gets|"

@@ -90,8 +90,11 @@ GONE = re.compile(r",?\s+(?:(?:sadly|finally|recently|just)\s+)?(?:passed\s+away
                   r"was\s+put\s+(?:down|to\s+sleep)|ran\s+away|went\s+missing|was\s+rehomed)\b", re.IGNORECASE)
 PET_GONE = rule(rf"{_MY_PET}\b(?=,?\s+(?:(?:sadly|finally|recently|just)\s+)?(?:passed|died|has\s+died|was\s+put|"
                 rf"ran\s+away|went\s+missing|was\s+rehomed))", PETS)
-_LOST_BEFORE = re.compile(r"\b(?:lost|put\s+down|rehomed|gave\s+away)\s+$", re.IGNORECASE)
-PET_LOST = subject_rule("lost", "HAVE lost", "had to put down", "rehomed", "HAVE rehomed", "gave away",
+# "had to" before the base form says it happened: "we had to rehome our rabbit Clover" ends the rabbit as "rehomed" does
+_LOST_BEFORE = re.compile(r"\b(?:lost|put\s+down|rehomed|re-homed|gave\s+away|had\s+to\s+(?:rehome|re-home|give\s+away|"
+                          r"give\s+up|surrender))\s+$", re.IGNORECASE)
+PET_LOST = subject_rule("lost", "HAVE lost", "had to put down", "rehomed", "HAVE rehomed", "gave away", "had to rehome",
+                        "HAVE had to rehome", "had to re-home", "had to give up", "had to surrender",
                         tail=rf"{_THE_PET}\b(?:,?\s+{_PET_NAME})?", keywords=tuple(PETS))
 
 # "we gave our parrot Kiwi away"

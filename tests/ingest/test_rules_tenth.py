@@ -36,7 +36,8 @@ def test_a_dropped_ive_or_whole_im_is_put_back(text, expected):
 
 
 @pytest.mark.parametrize("text", ["Same here.", "Nothing here.", "Been there, done that.", "Anyone here?",
-                                  "It was cold here.", "Vegan here now"])
+                                  "It was cold here.", "Vegan here now", "Been a while since I posted.",
+                                  "Been busy with work.", "Been ages!"])
 def test_no_subject_is_invented_for_what_is_no_self_introduction(text):
     assert with_subject(text) == text
 
@@ -46,6 +47,8 @@ def test_no_subject_is_invented_for_what_is_no_self_introduction(text):
     ("ive moved to Glasgow for work", ("LIVES_IN", "Glasgow")),
     ("Pescatarian here. What goes with salmon?", ("DIET", "pescatarian")),
     ("been kayaking 3x a week since the spring", ("LIKES", "kayaking")),
+    ("Been at Google for two years now.", ("WORKS_AT", "Google")),
+    ("Been pescatarian since March.", ("DIET", "pescatarian")),
 ])
 def test_a_sentence_without_its_subject_is_read(text, fact):
     assert fact in states(text)
@@ -105,6 +108,7 @@ def test_a_look_alike_presupposes_nothing(text, predicate):
     ("We had to put Pepper down in the spring, she was 16.", ("HAS_PET", "Pepper")),
     ("We had to put our collie Bess down last week.", ("HAS_PET", "Bess")),
     ("We put Rex to sleep on Friday.", ("HAS_PET", "Rex")),
+    ("We had to rehome our rabbit Clover when we moved.", ("HAS_PET", "Clover")),  # "had to" + the base form
 ])
 def test_a_pet_put_down_is_no_longer_had(text, fact):
     assert fact in endings(text) and fact not in states(text)
@@ -127,6 +131,10 @@ def test_got_mine_takes_up_the_pet_named_before():
                                   "My sister wants a cat. I got one for her birthday."])
 def test_got_one_without_a_pet_before_is_no_pet(text):
     assert not any(p == "HAS_PET" for p, _ in states(text))
+
+
+def test_a_hubby_is_a_husband():
+    assert ("MARRIED_TO", "Dave") in states("My hubby Dave and I are redoing the kitchen.")
 
 
 def test_a_betta_is_a_pet_by_its_own_name():
