@@ -161,6 +161,9 @@ _NO_SUBJECT_BEEN = re.compile(r"(?:(?:just|also|still|honestly|mostly)\s+)?been\
                               re.IGNORECASE)
 # and the whole "I'm" of a self-introduction: "Vegetarian here.", "Charge nurse here, ..." ("Same here" names no one)
 _INTRODUCED_HERE = re.compile(r"(?P<who>[A-Za-z][a-z-]*(?:\s+[a-z-]+){0,2})\s+here\b(?=\s*(?:[.,!:;-]|$))")
+# a clause ending in "here" that is no self-introduction: "Success is almost here", "Looky here", "Come here"
+_NOT_WHO = frozenset("is are was were be been am almost nearly finally right over back out up down still all in it get "
+                     "come stay look looky lookie sit stand from not never will".split())
 _GERUND_SUBJECT = re.compile(r"^[^,;:]*?\s(?:is|was|are|were|have\s+been|has\s+been|can\s+be|could\s+be|makes|made|takes|took|feels|felt|gets|"
                              r"got|seems|sounds|isn't|wasn't|will\s+be|would\s+be|means)\b", re.IGNORECASE)
 
@@ -185,7 +188,8 @@ def with_subject(text: str) -> str:
         text = f"I'm {text[0].lower()}{text[1:]}"
     elif _NO_SUBJECT_BEEN.match(text):
         text = f"I've {text[0].lower()}{text[1:]}"
-    elif (m := _INTRODUCED_HERE.match(text)) and m["who"].split()[0].casefold() not in STOP_NAMES:
+    elif (m := _INTRODUCED_HERE.match(text)) and m["who"].split()[0].casefold() not in STOP_NAMES and not any(
+            w in _NOT_WHO for w in m["who"].casefold().split()):
         text = f"I'm {text[:m.end('who')]}{text[m.end():]}"  # its case kept: "Sarah here" is a name
     if _FIRST_PERSON_START.match(text):
         text = _SHARED_SUBJECT.sub(lambda m: f"{m['conj']} I ", text)

@@ -37,7 +37,8 @@ def test_a_dropped_ive_or_whole_im_is_put_back(text, expected):
 
 @pytest.mark.parametrize("text", ["Same here.", "Nothing here.", "Been there, done that.", "Anyone here?",
                                   "It was cold here.", "Vegan here now", "Been a while since I posted.",
-                                  "Been busy with work.", "Been ages!"])
+                                  "Been busy with work.", "Been ages!",
+                                  "Success is almost here.", "Looky here, a new pup!", "Come here."])
 def test_no_subject_is_invented_for_what_is_no_self_introduction(text):
     assert with_subject(text) == text
 
