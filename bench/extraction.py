@@ -46,7 +46,8 @@ TIMELINE_SETS = (("tune", "timeline_set.json"), ("old holdout, now tune", "timel
                  ("dev5, written for issue 12's sixth round (dev data)", "timeline_dev5.json"),
                  ("fifth holdout of 2026-12-02, scored before and after the sixth round, seen since", "timeline_holdout5.json"),
                  ("sixth holdout of 2026-12-03, scored twice, dev data from the eighth round", "timeline_holdout6.json"),
-                 ("seventh holdout of 2026-12-03, scored twice, dev data from the ninth round", "timeline_holdout7.json"))
+                 ("seventh holdout of 2026-12-03, scored twice, dev data from the ninth round", "timeline_holdout7.json"),
+                 ("eighth holdout of 2026-12-03, scored blind twice, dev data from the tenth round", "timeline_holdout8.json"))
 
 
 def timelines() -> dict[str, dict[str, bool]]:

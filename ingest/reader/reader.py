@@ -27,7 +27,7 @@ from graphmem.ingest.rules.drafts import FAMILY, HEALTH, HOME, LIKE, OWN, PET, W
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES
 from graphmem.ingest.rules.extractor import session_utc, statement_before_question, with_subject
 from graphmem.ingest.rules.preferences import category
-from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
+from graphmem.ingest.rules.text import normalise, split_sentences
 from graphmem.ingest.rules.timing import add_group
 
 __all__ = ["Reader", "candidates", "facts_for"]
@@ -125,7 +125,7 @@ def candidates(turn: TurnContext) -> list[str]:
     if " ".join(turn.speaker.split()).casefold() in ASSISTANT_ROLES:
         return []
     out = []
-    for text in split_sentences(turn.text.translate(APOSTROPHES)):
+    for text in split_sentences(normalise(turn.text)):
         if text.endswith("?"):  # "Now that we've settled in Cork, could you ...?": the statement the question opens with
             text = statement_before_question(text) or text
         if text.endswith("?") or len(text) > 300 or not _about_speaker(text) or not _CUE.search(text):
@@ -179,9 +179,24 @@ def _draft(topic: str, kind: str, value: str, text: str, speaker: str, end: int)
                  "DIET", span=span)
 
 
+# where a clause starts: the subject of the clause that holds a value says whose value it is
+_CLAUSE_START = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\b(?:but|and|so|because|cause|when|while|since|after|before|"
+                           r"though|although|until|once|whereas)\b", re.IGNORECASE)
+_WITH_ME = re.compile(r"\band\s+(?:I|me|we)\b|\b(?:with|for)\s+(?:me|us)\b", re.IGNORECASE)
+
+
+def _someone_elses(text: str, value: objects.Value) -> bool:
+    """The clause holding `value` opens with someone else: "I stayed in Leeds when my sister moved to York" (York
+    is hers). `candidates` only checks the sentence's start; "my parents and I moved to Tucson" is the speaker's too."""
+    start = max((m.end() for m in _CLAUSE_START.finditer(text, 0, value.start)), default=0)
+    clause = text[start:value.start].strip()
+    return _SOMEONE_ELSE.match(clause) is not None and _WITH_ME.search(clause) is None
+
+
 def _named(text: str, topic: str) -> list[objects.Value]:
     found = objects.values(text, topic)
-    return [v for i, v in enumerate(found) if i == 0 or not _AFTER_OF.search(text[:v.start])]
+    return [v for i, v in enumerate(found) if (i == 0 or not _AFTER_OF.search(text[:v.start]))
+            and not _someone_elses(text, v)]
 
 
 def _clause_of(text: str, found: list[objects.Value]) -> str:
@@ -206,6 +221,8 @@ def drafts_for(text: str, reading: Reading, speaker: str, others: frozenset[str]
         return [], False
     if kind != "holds" and len(found) >= 2 and not (_ENDING.search(text) or _CHANGE_WORD.search(text)):
         kind = "holds"  # two values and no word of change: a list ("painting and pottery"), not a swap
+    if kind == "new" and len(found) == 1 and _ENDING.search(text) and not _CHANGE_WORD.search(text):
+        kind = "ends"  # "Graduated in July, so that's me done with Imperial": a word that ends and none that starts
     if kind == "ends" and len(found) < 2:
         if _ENDING.search(text) is None:
             kind = "holds"  # no word that ends anything: the sentence states its value

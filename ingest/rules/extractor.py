@@ -19,7 +19,8 @@ from graphmem.ingest.rules import (
     residence, study, work)
 from graphmem.ingest.rules.drafts import Rule, Sentence
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES, entities, mentioned_before
-from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
+from graphmem.ingest.rules.grammar import STOP_NAMES
+from graphmem.ingest.rules.text import normalise, split_sentences
 from graphmem.ingest.rules.timing import add_group
 from graphmem.schema.errors import InvalidInput
 
@@ -74,7 +75,7 @@ def extract_turn(turn: TurnContext) -> Extraction:
         raise InvalidInput(f"expected a TurnContext, not {type(turn).__name__}")
     session = session_utc(turn)
     speaker = " ".join(turn.speaker.split()) or "The speaker"
-    pieces = split_sentences(turn.text.translate(APOSTROPHES))
+    pieces = split_sentences(normalise(turn.text))
     whole = " ".join(pieces)
     sentences = [Sentence(with_subject(text), speaker, whole, " ".join(pieces[max(0, i - 2):i]))
                  for i, text in enumerate(pieces)]
@@ -152,6 +153,17 @@ _NO_SUBJECT_BE = re.compile(r"(?:born|raised)\s+(?:and\s+raised\s+)?in\b", re.IG
 # the subject of its sentence ("Working from home is great", "Living in NYC can be lonely")
 _NO_SUBJECT_ING = re.compile(r"(?:(?:currently|still|now|also)\s+)?(?:doing|studying|working|teaching|training|renting|"
                              r"living|volunteering|freelancing|nursing)\b", re.IGNORECASE)
+# and "I've": "been bouldering 4x a week", "been at Google two years", "been vegan since March" (not "Been there,
+# done that", "Been a while since ...", "Been ages")
+_NO_SUBJECT_BEEN = re.compile(r"(?:(?:just|also|still|honestly|mostly)\s+)?been\s+(?![a-z]+ed\b)(?!(?:there|here|ages|forever|"
+                              r"a\s+while|a\s+long|so\s+long|too\s+long|a\s+minute|a\s+bit|a\s+rough|a\s+weird|quiet|busy|"
+                              r"crazy|nuts|hectic|great|good|bad|fun|rough|weird|mad|wild|such|so|too|really|pretty)\b)\w",
+                              re.IGNORECASE)
+# and the whole "I'm" of a self-introduction: "Vegetarian here.", "Charge nurse here, ..." ("Same here" names no one)
+_INTRODUCED_HERE = re.compile(r"(?P<who>[A-Za-z][a-z-]*(?:\s+[a-z-]+){0,2})\s+here\b(?=\s*(?:[.,!:;-]|$))")
+# a clause ending in "here" that is no self-introduction: "Success is almost here", "Looky here", "Come here"
+_NOT_WHO = frozenset("is are was were be been am almost nearly finally right over back out up down still all in it get "
+                     "come stay look looky lookie sit stand from not never will".split())
 _GERUND_SUBJECT = re.compile(r"^[^,;:]*?\s(?:is|was|are|were|have\s+been|has\s+been|can\s+be|could\s+be|makes|made|takes|took|feels|felt|gets|"
                              r"got|seems|sounds|isn't|wasn't|will\s+be|would\s+be|means)\b", re.IGNORECASE)
 
@@ -174,6 +186,11 @@ def with_subject(text: str) -> str:
         text = f"I was {text[0].lower()}{text[1:]}"
     elif _NO_SUBJECT_ING.match(text) and not _GERUND_SUBJECT.match(text):
         text = f"I'm {text[0].lower()}{text[1:]}"
+    elif _NO_SUBJECT_BEEN.match(text):
+        text = f"I've {text[0].lower()}{text[1:]}"
+    elif (m := _INTRODUCED_HERE.match(text)) and m["who"].split()[0].casefold() not in STOP_NAMES and not any(
+            w in _NOT_WHO for w in m["who"].casefold().split()):
+        text = f"I'm {text[:m.end('who')]}{text[m.end():]}"  # its case kept: "Sarah here" is a name
     if _FIRST_PERSON_START.match(text):
         text = _SHARED_SUBJECT.sub(lambda m: f"{m['conj']} I ", text)
     return text

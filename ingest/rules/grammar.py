@@ -56,7 +56,7 @@ RELATIONS: dict[str, tuple[str, str, bool]] = {
     "grandmother": ("HAS_GRANDMOTHER", "grandmother", False), "grandma": ("HAS_GRANDMOTHER", "grandmother", False),
     "grandfather": ("HAS_GRANDFATHER", "grandfather", False), "grandpa": ("HAS_GRANDFATHER", "grandfather", False),
     "husband": ("MARRIED_TO", "husband", True), "wife": ("MARRIED_TO", "wife", True),
-    "spouse": ("MARRIED_TO", "spouse", True),
+    "spouse": ("MARRIED_TO", "spouse", True), "hubby": ("MARRIED_TO", "husband", True), "wifey": ("MARRIED_TO", "wife", True),
     "boyfriend": ("PARTNER_OF", "boyfriend", True), "girlfriend": ("PARTNER_OF", "girlfriend", True),
     "partner": ("PARTNER_OF", "partner", True), "fiance": ("PARTNER_OF", "fiance", True),
     "fiancé": ("PARTNER_OF", "fiance", True), "fiancee": ("PARTNER_OF", "fiancee", True),

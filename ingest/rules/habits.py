@@ -2,7 +2,7 @@
 morning", "I sing in a choir on Tuesday evenings", "I play chess online every night".
 
 Nobody says "I like jogging" about a thing they do daily; they say how often they do it.
-A pastime verb (or "go <verb>ing", or "play <game>") in the present, with a frequency in
+A pastime verb (or "go <verb>ing", "play <game>", "have been <pastime>ing") in the present, with a frequency in
 the same clause, is a LIKES of the activity (slot ``PREF:<activity>``, the slot the
 hobby and preference topics share, so "I haven't run since" can end it). Without a
 frequency nothing is read ("I run a small bakery", "I paint the fence"); a verb followed
@@ -33,20 +33,24 @@ PASTIMES = {
     "volunteer": "volunteering", "birdwatch": "birdwatching", "paddleboard": "paddleboarding", "scuba": "scuba diving",
 }
 _VERB = "(?:" + "|".join(sorted(PASTIMES, key=len, reverse=True)) + ")"
+# the same pastimes said as what one has been doing: "I've been bouldering 4x a week"
+_DOING = "(?:" + "|".join(sorted({g for g in PASTIMES.values() if g.endswith("ing") and " " not in g}, key=len,
+                                 reverse=True)) + ")"
 _ADVERBS = r"(?:(?:usually|often|still|always|generally|normally|regularly|also|religiously|try\s+to|like\s+to|love\s+to)\s+)*"
 HABIT = rule(
-    rf"\b(?:I|we)\s+{_ADVERBS}(?:go\s+(?P<going>[a-z]+ing)|(?P<verb>{_VERB})|play\s+(?P<game>[a-z]+))(?=[\s,.;!?]|$)",
+    rf"\b(?:I|we)(?:\s+{_ADVERBS}(?:go\s+(?P<going>[a-z]+ing)|(?P<verb>{_VERB})|play\s+(?P<game>[a-z]+))"
+    rf"|(?:'ve|\s+have)\s+{_ADVERBS}been\s+{_ADVERBS}(?P<doing>{_DOING}))(?=[\s,.;!?]|$)",
     ("every", "most", "each", "weekend", "week", "daily", "regularly", "mondays", "tuesdays", "wednesdays",
-     "thursdays", "fridays", "saturdays", "sundays", "evenings", "mornings", "rain or shine", "religiously"))
+     "thursdays", "fridays", "saturdays", "sundays", "evenings", "mornings", "rain or shine", "religiously", "month"))
 _FREQUENCY = re.compile(
     r"\b(?:every|most|each)\s+(?:single\s+)?(?:other\s+)?(?:day|morning|evening|night|afternoon|week|weekend|lunchtime|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|\b(?:on|at|over)\s+(?:the\s+)?weekends?\b"
     r"|\bon\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b"
     r"|\bon\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:evenings|mornings|nights|afternoons)\b"
-    r"|\b(?:twice|once|three\s+times|four\s+times|five\s+times|a\s+few\s+times|a\s+couple\s+of\s+times)\s+a\s+"
-    r"(?:week|month)\b|\b(?:daily|regularly|religiously)\b|\brain\s+or\s+shine\b", re.IGNORECASE)
+    r"|\b(?:twice|once|(?:\d|two|three|four|five|six|seven)\s*(?:x|times)|a\s+few\s+times|a\s+couple\s+of\s+times)"
+    r"\s+(?:a|per)\s+(?:week|month)\b|\b(?:daily|regularly|religiously)\b|\brain\s+or\s+shine\b", re.IGNORECASE)
 # after the verb: a place, a time or a companion, never an object ("I run a bakery", "I paint the fence")
-_AFTER_OK = re.compile(r"\s*(?:$|[,.;:!?]|(?:in|at|on|round|around|along|with|to|before|after|every|most|each|twice|"
+_AFTER_OK = re.compile(r"\s*(?:$|[,.;:!?]|(?:\d+\s*(?:x|times)|(?:two|four|five|six|seven)\s+times)\b|(?:in|at|on|round|around|along|with|to|before|after|every|most|each|twice|"
                        r"once|three|daily|regularly|religiously|outdoors|outside|indoors|online|competitively|"
                        r"a\s+(?:choir|club|band|team|league)|in\s+a|at\s+the|for\s+(?:an?\s+)?(?:hour|club|team|fun))\b)",
                        re.IGNORECASE)
@@ -60,6 +64,10 @@ def habit(m: re.Match[str], s: Sentence) -> list[Draft]:
         name = m["game"].lower()
         if name not in HOBBY_NOUNS:
             return []
+    elif m["doing"]:
+        if not _AFTER_OK.match(s.text, m.end()):
+            return []  # "I've been running errands every day"
+        name = m["doing"].lower()
     elif m["going"]:
         name = m["going"].lower()
         if name in NOT_A_HOBBY or name in ("shopping", "home", "out", "clubbing", "drinking", "partying", "nothing"):

@@ -108,9 +108,13 @@ _LEFT_FOR_GOOD = r"\bleft\s+(?P<obj>(?-i:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3})
 _PLACE_AFTER = r"\s+(?=[A-Z])"
 _DIRECTION = r"(?:(?:up|down|over|out|back|south|north|east|west|across|home|all\s+the\s+way|cross-country)\s+)*"
 HOME_BEGINS = (
-    rf"{_I}(?:(?:packed\s+up\s+and|upped\s+sticks\s+and|sold\s+up\s+and)\s+(?:headed|went|moved|drove)|moved|relocated|"
+    rf"{_I}(?:(?:packed\s+up\s+and|upped\s+sticks\s+and|sold\s+up\s+and|sold\s+(?:the|our|my)\s+(?:house|home|flat|place|"
+    rf"condo|apartment)\s+and)\s+(?:headed|went|moved|drove|came)|moved|relocated|"
     rf"upped\s+sticks|decamped|emigrated|made\s+the\s+move|made\s+the\s+jump|took\s+the\s+plunge\s+and\s+moved)\s+"
     rf"{_DIRECTION}to{_PLACE_AFTER}"
+    # a journey made to live near family is a move: "we came down to Tucson to be closer to our daughter"
+    rf"|{_I}(?:came|went|headed|drove)\s+{_DIRECTION}to{_PLACE_AFTER}(?=[^,.;!?]{{0,40}}\s+to\s+be\s+(?:closer|nearer|near)\s+"
+    rf"to\s+(?:my|our)\s+)"
     rf"|{_I}(?:headed|went|moved|drove)\s+(?:(?:up|down|out|back|all\s+the\s+way)\s+)?(?:south|north|east|west|"
     rf"north-?east|north-?west|south-?east|south-?west|cross-country|across\s+the\s+country)\s+to{_PLACE_AFTER}"
     rf"|\b(?:job|work|transfer|posting|company|career|studies|degree)\s+(?:took|brought|moved|sent|relocated)\s+(?:us|me)\s+"
@@ -225,9 +229,17 @@ _THINGS_WITH = (rf"\bthings\s+(?:with|between)\s+(?:me\s+and\s+)?{_PARTNER_NAME}
                 rf"(?:(?:just|finally|eventually|kind\s+of|sort\s+of|sadly|slowly|quietly|have|had)\s+)*(?:fizzled(?:\s+out)?|"
                 rf"petered\s+out|ended|fell\s+apart|didn't\s+work\s+out|did\s+not\s+work\s+out|went\s+south|"
                 rf"(?:are|were)\s+(?:over|done|finished)|came\s+to\s+an\s+end|ran\s+their\s+course|cooled\s+off|didn't\s+last)\b"
-                rf"|\b(?:it's|it\s+is|it's\s+all)\s+over\s+(?:with|between\s+me\s+and)\s+(?P<obj2>{NAME})\b")
-# "Hannah and I have been together about six weeks now": a couple by its length, not "together all day" or "at the office"
-_BEEN_TOGETHER = (r"been\s+(?:together|a\s+couple|an\s+item)(?=\s*(?:[,.;!?]|$)|\s+(?:now|since|(?:for\s+)?(?:(?:about|nearly|"
+                rf"|\b(?:it's|it\s+is|it's\s+all)\s+over\s+(?:with|between\s+me\s+and)\s+(?P<obj2>{NAME})\b"
+                # the same said verb first: "since things ended with Sam", "after things fell apart with Tomasz"
+                rf"|\bthings\s+(?:(?:just|finally|eventually|sadly|quietly)\s+)*(?:ended|fell\s+apart|fizzled\s+out|"
+                rf"petered\s+out|didn't\s+work\s+out|went\s+south|cooled\s+off)\s+(?:with|between\s+me\s+and)\s+"
+                rf"(?P<obj3>{NAME})\b")
+# "Hannah and I have been together about six weeks now": a couple by its length, not "together all day" or "at the office";
+# or by the anniversary it reaches: "Jordan and I hit one year together next month", "celebrated two years together"
+_COUNT = r"(?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_YEARS_TOGETHER = (rf"(?:hit|hits|hitting|reach|reached|reaching|celebrate[ds]?|celebrating|mark|marked|marking)\s+"
+                   rf"(?:{_COUNT}|our\s+first|our\s+second|our\s+third)\s+(?:years?|months?)\s+together(?!\s+(?:at|in|on)\s+(?:the|this|our|my)\b)")
+_BEEN_TOGETHER = (rf"{_YEARS_TOGETHER}|been\s+(?:together|a\s+couple|an\s+item)(?=\s*(?:[,.;!?]|$)|\s+(?:now|since|(?:for\s+)?(?:(?:about|nearly|"
                   r"almost|over|around|roughly|just\s+over|just\s+under)\s+)?(?:a|an|\d+|one|two|three|four|five|six|seven|eight|"
                   r"nine|ten|eleven|twelve|a\s+few|a\s+couple\s+of|several|many)\s+(?:weeks?|months?|years?|decades?))\b)")
 PARTNER_BEGINS = (
@@ -521,7 +533,7 @@ _TRAVEL_NEAR = re.compile(r"\b(?:for\s+(?:a|the|two|three|four|five|\d+)\s+(?:da
 
 def partner_ends(m: re.Match[str], s: Sentence) -> list[Draft]:
     name = _named(m, s)
-    if name is None:
+    if name is None or about_someone_else(s, m.start()):  # "my sister says things ended with Tom" is hers
         return []
     return [_ending(s, m, "PARTNER_OF", name, FAMILY, f"{s.speaker} is no longer with {name}")]  # closes a marriage too
 
@@ -813,7 +825,7 @@ _TABLE: tuple[Rule, ...] = (
     Rule(_r(_HOME_LEFT, ("flat", "apartment", "place", "house", "home", "studio", "condo", "rental", "bedsit", "loft",
                          "digs")), _slots_end(("LIVES_IN",)), False),
     Rule(_r(_LEFT_FOR_GOOD, ("left",)), _slots_end(("LIVES_IN", "WORKS_AT", "STUDIES_AT")), False),
-    Rule(_r(HOME_BEGINS, ("moved", "relocated", "sticks", "decamped", "emigrated", "move", "jump", "headed", "went",
+    Rule(_r(HOME_BEGINS, ("moved", "relocated", "sticks", "decamped", "emigrated", "move", "jump", "headed", "went", "came",
                           "drove", "took", "brought", "sent", "renting", "living", "settled", "based", "staying",
                           "house-sitting", " in ", "landed", "ended", "wound", "home", "roots", "resident", "local")), _begins("LIVES_IN", HOME, "lives in")),
     Rule(_r(WORK_BEGINS, ("role", "job", "position", "post", "gig", "contract", "placement", "work", "shifts",

@@ -38,7 +38,7 @@ PETS: dict[str, str] = {
     "staffie": "dog", "shih tzu": "dog", "mutt": "dog", "siamese": "cat", "ragdoll": "cat",
     "persian": "cat", "bengal": "cat", "sphynx": "cat", "moggy": "cat", "tomcat": "cat", "cockatiel": "bird",
     "canary": "bird", "axolotl": "axolotl", "gerbil": "gerbil", "iguana": "lizard", "bearded dragon": "lizard",
-    "tarantula": "tarantula",
+    "tarantula": "tarantula", "betta": "betta", "hermit crab": "hermit crab", "cockatoo": "cockatoo",
     # not "mouse", "python", "chicken", "boxer": a computer mouse, a language, dinner and a sportsman are no pets
 }
 NOT_A_PET_AFTER = frozenset(
@@ -90,8 +90,11 @@ GONE = re.compile(r",?\s+(?:(?:sadly|finally|recently|just)\s+)?(?:passed\s+away
                   r"was\s+put\s+(?:down|to\s+sleep)|ran\s+away|went\s+missing|was\s+rehomed)\b", re.IGNORECASE)
 PET_GONE = rule(rf"{_MY_PET}\b(?=,?\s+(?:(?:sadly|finally|recently|just)\s+)?(?:passed|died|has\s+died|was\s+put|"
                 rf"ran\s+away|went\s+missing|was\s+rehomed))", PETS)
-_LOST_BEFORE = re.compile(r"\b(?:lost|put\s+down|rehomed|gave\s+away)\s+$", re.IGNORECASE)
-PET_LOST = subject_rule("lost", "HAVE lost", "had to put down", "rehomed", "HAVE rehomed", "gave away",
+# "had to" before the base form says it happened: "we had to rehome our rabbit Clover" ends the rabbit as "rehomed" does
+_LOST_BEFORE = re.compile(r"\b(?:lost|put\s+down|rehomed|re-homed|gave\s+away|had\s+to\s+(?:rehome|re-home|give\s+away|"
+                          r"give\s+up|surrender))\s+$", re.IGNORECASE)
+PET_LOST = subject_rule("lost", "HAVE lost", "had to put down", "rehomed", "HAVE rehomed", "gave away", "had to rehome",
+                        "HAVE had to rehome", "had to re-home", "had to give up", "had to surrender",
                         tail=rf"{_THE_PET}\b(?:,?\s+{_PET_NAME})?", keywords=tuple(PETS))
 
 # "we gave our parrot Kiwi away"
@@ -99,6 +102,16 @@ PET_GIVEN_AWAY = subject_rule("gave", "HAVE given", tail=rf"{_THE_PET}\b(?:,?\s+
                               keywords=tuple(PETS))
 _GAVE_BEFORE = re.compile(r"\b(?:gave|given)\s+$", re.IGNORECASE)
 _AWAY = re.compile(r"\s+away\b", re.IGNORECASE)
+# the particle after the pet, as with "away": "we had to put our beagle Biscuit down", "we put Rex to sleep"; a
+# pet put down for a nap, or a name put down as a reference, is still had: "had to" or "to sleep" says it died
+_DOWN = r"\s+(?:down\b(?!\s+(?:for|as|on|with)\b)|to\s+sleep\b)"
+_TO_SLEEP = r"\s+to\s+sleep\b"
+PET_PUT_DOWN = subject_rule("had to put", "HAVE had to put", tail=rf"{_THE_PET}\b(?:,?\s+{_PET_NAME})?(?={_DOWN})",
+                            keywords=tuple(PETS))
+PET_PUT_TO_SLEEP = subject_rule("put", "HAVE put", tail=rf"{_THE_PET}\b(?:,?\s+{_PET_NAME})?(?={_TO_SLEEP})",
+                                keywords=tuple(PETS))
+_PUT_BEFORE = re.compile(r"\bput\s+$", re.IGNORECASE)
+_PUT_DOWN = re.compile(r"\s+(?:down|to\s+sleep)\b", re.IGNORECASE)
 
 # a pet by name alone: "Rex died in the spring", "we lost Biscuit", "we had to rehome Peanut", "I don't have Rio
 # anymore". The name may be anyone's, so the ending only counts if it closes a pet of that name (closes_only)
@@ -111,6 +124,14 @@ NAME_LOST = subject_rule("lost", "HAVE lost", "had to put down", "had to rehome"
                          tail=rf"\s+(?={NAME}\b)",
                          keywords=("lost", "put down", "rehome", "give away", "gave away", "no longer have",
                                    "have", "goodbye"))
+# the pet named in the sentence before, taken up by "mine"/"one": "What should the tank be for a leopard gecko?? got
+# mine last week, her name is Mango", "Best food for a corgi? We adopted one in May."
+PET_MINE = subject_rule("got", "HAVE got", "adopted", "HAVE adopted", "rescued", "HAVE rescued", "bought", "brought home",
+                        "HAVE brought home", "took home", "HAVE had",
+                        tail=r"\s+(?:mine|ours|one|ours)\b(?!\s+(?:of|for|from)\b)", keywords=("mine", "ours", "one"))
+_PET_BEFORE = re.compile(rf"\b(?:(?:an?|the|my|our)\s+{_PET_PRE})?(?P<species>{PET_WORDS})\b(?![-'])", re.IGNORECASE)
+NAME_PUT_DOWN = subject_rule("had to put", "HAVE had to put", tail=rf"\s+(?={NAME}{_DOWN})", keywords=("down", "sleep"))
+NAME_PUT_TO_SLEEP = subject_rule("put", "HAVE put", tail=rf"\s+(?={NAME}{_TO_SLEEP})", keywords=("sleep",))
 PET_PRONOUN_NAME = rule(
     rf"\b(?:(?:his|her|its|their)\s+name(?:'s|\s+is)|I\s+named\s+(?:him|her|it|them)|we\s+named\s+(?:him|her|it|them)|"
     rf"(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))\s+(?P<pname>{NAME})\b",
@@ -168,8 +189,9 @@ def pet_named(m: re.Match[str], s: Sentence) -> list[Draft]:
         return []
     species, name = _species(m["species"]), m["pname"]
     if _LOST_BEFORE.search(s.text, max(0, m.start() - 40), m.start()) or (
-            _GAVE_BEFORE.search(s.text, max(0, m.start() - 40), m.start()) and _AWAY.match(s.text, m.end())):
-        return []  # "we lost our dog Biscuit", "we gave our dog Rex away": PET_LOST, PET_GIVEN_AWAY read it
+            _GAVE_BEFORE.search(s.text, max(0, m.start() - 40), m.start()) and _AWAY.match(s.text, m.end())) or (
+            _PUT_BEFORE.search(s.text, max(0, m.start() - 40), m.start()) and _PUT_DOWN.match(s.text, m.end())):
+        return []  # "we lost our dog Biscuit", "we gave our dog Rex away", "we put our dog Rex down": read as endings
     if GONE.match(s.text, m.end()):
         return [_pet(s.speaker, species, name, f"{s.speaker} no longer has {species} {name}", m, "end")]
     return [_pet(s.speaker, species, name, f"{s.speaker} has {article(species)} {species} named {name}", m)]
@@ -217,6 +239,23 @@ def pet_renamed(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [_pet(subj, species, name, f"{subj}'s {species} is now called {name}", m)]
 
 
+def pet_mine(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "got mine last week, her name is Mango" after a sentence about a leopard gecko: the speaker's gecko Mango
+    (unnamed, the species alone, when no name follows): the last pet the two sentences before name."""
+    before, last = s.before, None
+    for last in _PET_BEFORE.finditer(before):
+        pass
+    if last is None or (last["species"].lower()[-1:] != "s" if last["pre"] is None  # "a gecko", "axolotls"
+                        else not _pet_ok(last, Sentence(before, s.speaker), need_determiner=False)):
+        return []
+    subj, species = subject_of(m, s), _species(last["species"])
+    named = PET_PRONOUN_NAME.pattern.search(s.text, m.end())
+    if named:
+        return [_pet(subj, species, named["pname"], f"{subj} has {article(species)} {species} named {named['pname']}", m)]
+    return [Draft(subj, "HAS_PET", species, f"{subj} has {article(species)} {species}", "state", PET,
+                  span=match_span(m, m.end()))]
+
+
 def names_a_pet(word: str) -> bool:
     """ "puppy", "cats": a word the pet rules read, so the possessions topic leaves it alone."""
     return _species(word) in PETS.values()
@@ -241,6 +280,8 @@ RULES: tuple[Rule, ...] = (
     Rule(PET_MY, pet_named, False), Rule(PET_IS, pet_named, False), Rule(PET_ASIDE, pet_named, False),
     Rule(PET_BRACKETED, pet_named, False), Rule(PET_HAVE, pet_have), Rule(PET_NO_SPECIES, pet_no_species),
     Rule(NAME_GONE, name_gone, False), Rule(NAME_LOST, name_lost, False),
+    Rule(PET_PUT_DOWN, pet_gone), Rule(PET_PUT_TO_SLEEP, pet_gone), Rule(NAME_PUT_DOWN, name_lost, False),
+    Rule(NAME_PUT_TO_SLEEP, name_lost, False), Rule(PET_MINE, pet_mine),
 )
 # noun phrases hold in a question too: "is my cat Juniper ill?"
 QUESTION_RULES: tuple[Rule, ...] = (Rule(PET_MY, pet_named, False), Rule(PET_ASIDE, pet_named, False),

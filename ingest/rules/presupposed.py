@@ -10,7 +10,7 @@ Denver?" asserts nothing, but "my boss at X" is presupposed whether asked or sai
 
 General shapes, each a word list rather than a sentence:
 - "my/our [modifiers] <work noun> at <Org>" (boss, manager, coworkers, shift, team,
-  ...) -> WORKS_AT; a dropped-subject "Working (the night shift) at <Org>" too;
+  ...) and "I'm/we're on the <kind of> team at <Org>" -> WORKS_AT; a dropped-subject "Working (the night shift) at <Org>" too;
 - "my/our [modifiers] <study noun> at <School>" (prof, lecturer, thesis, degree,
   masters, campus, ...), "<kind> school at <School>", "an exam at <X College>"
   -> STUDIES_AT;
@@ -56,7 +56,7 @@ STUDY_NOUNS = (
     "prof profs professor professors lecturer lecturers tutor tutors classmates class classes course courses "
     "module modules degree program programme major minor thesis dissertation advisor adviser seminar seminars "
     "lectures lecture exams exam finals midterms campus dorm halls semester term masters master's phd doctorate "
-    "studies coursework cohort tuition scholarship student residency placement freshers").split() + [
+    "studies coursework cohort tuition scholarship student residency placement freshers committee").split() + [
     "freshers' week", "fresher's week", "freshers week", "freshers' fair", "orientation week", "orientation",
     "induction week", "welcome week", "first semester", "first term", "freshman year"]
 HOME_NOUNS = (
@@ -100,6 +100,9 @@ _GIVEN = rf"\s+(?:that\s+)?(?:my\s+(?:[a-z]+\s+)?{_GIVER}\s+(?:left|gave|handed\
 
 WORK_AT = rule(rf"{_POSS}{_MODS}(?P<noun>{_alt(WORK_NOUNS)})\s+(?:at|with)\s+(?=[A-Z])",
                ("my", "our"))
+# "we're both on the checkout team at Shopify", "I'm on the night staff at Mercy": a member of a team at the place
+ON_TEAM_AT = rule(rf"\b(?:I'm|I\s+am|we're|we\s+are)\s+(?:(?:both|all|still|now|currently)\s+)*on\s+the\s+{_MODS}"
+                  r"(?P<noun>team|squad|crew|staff|rota|desk)\s+(?:at|with)\s+(?=[A-Z])", ("on the",))
 WORKING_AT = rule(r"^(?:still\s+)?working\s+(?:(?:the|a|an|my)\s+(?:[a-z-]+\s+){0,2}?shifts?\s+|nights\s+|weekends\s+|"
                   r"late\s+|full[\s-]time\s+|part[\s-]time\s+)?(?:at|for)\s+(?=[A-Z])", ("working",))
 STUDY_AT = rule(rf"(?:{_POSS}|\b(?P<det>an?|the|of|in)\s+|^){_MODS}(?P<noun>{_alt(STUDY_NOUNS)}|{_alt(_KINDS_OF_SCHOOL)}\s+school)"
@@ -247,7 +250,13 @@ def _studies_at_org(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, school.end), dated=False)]
 
 
+# a committee is a student's only when the turn is about a thesis ("It goes to my committee at Imperial"), else a board
+_THESIS = re.compile(r"\b(?:thesis|dissertation|phd|doctoral|doctorate|viva|defen[cs]e)\b", re.IGNORECASE)
+
+
 def studies_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    if m["noun"].lower() == "committee" and not _THESIS.search(s.turn or s.text):
+        return []
     school = _proper_at(s, m.end())
     if school is None or not employer_ok(school) or about_someone_else(s, m.start()) or ended_here(s, m):
         return []
@@ -353,7 +362,7 @@ def as_role_at(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule(WORK_AT, works_at, False), Rule(WORKING_AT, works_at, False), Rule(STUDY_AT, studies_at, False),
+    Rule(WORK_AT, works_at, False), Rule(ON_TEAM_AT, works_at, False), Rule(WORKING_AT, works_at, False), Rule(STUDY_AT, studies_at, False),
     Rule(HOME_IN, home_in, False), Rule(PLACE_HOME, place_home, False), Rule(HERE_IN, here_in, False),
     Rule(OWNS_BRAND, owns_brand, False), Rule(OWNS_GIVEN, owns_brand, False),
     Rule(DIET_FOR, diet, False), Rule(DIET_INTO, diet, False), Rule(DIET_AS, diet, False), Rule(DIET_DAY_OF, diet, False),

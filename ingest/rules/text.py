@@ -25,6 +25,15 @@ STARTS_LOWER = re.compile(r"[a-z0-9]")
 # "the U.S. Postal Service", "the U.K. office": after "the", initials modify the name that follows
 _MODIFIER_INITIALS = re.compile(r"\bthe\s+(?:[A-Z]\.){2,}$")
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
+# chat drops the apostrophe of "I'm" and "I've": "im a sophomore at Ohio State", "ive been there"; neither spelling
+# is another English word, unlike "ill", "id", "hell" or "well", which stay as typed
+_BARE_CONTRACTION = re.compile(r"\b([Ii])(m|ve)\b")
+
+
+def normalise(text: str) -> str:
+    """Turn text as the rules read it: curly quotes made straight and the apostrophe chat drops from "im"/"ive" put
+    back, so every subject pattern that knows "I'm" reads "im" too."""
+    return _BARE_CONTRACTION.sub(lambda m: f"I'{m[2]}", text.translate(APOSTROPHES))
 
 PHRASE_STOP = re.compile(
     r"[,;:!?()\[\]\"\u2026]|(?<![\s(][A-Z])\.|\.(?![ ][A-Z])|\s*[-\u2013\u2014]+(?:\s|$)|\s+(?:and|but|because|cause|so|when|whenever|while|since|"
