@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+SOURCES_PER_FACT = 3
+
 
 def pull_sources(ranked: Sequence[str], fact_sources: Sequence[str | None], stride: int = 1) -> list[str]:
     """`ranked` with the source turn of fact i moved up to position ``i * stride`` if it stood lower (pure).
@@ -34,3 +36,12 @@ def pull_sources(ranked: Sequence[str], fact_sources: Sequence[str | None], stri
             out.remove(uuid)
         out.insert(min(target, len(out)), uuid)
     return out
+
+
+def pick_sources(episodes: Sequence[str], rank: dict[str, int], keep: int) -> list[str]:
+    """A fact's `keep` most relevant source episodes: those the search ranked, best
+    first, then the most recent. A fact restated 700 times cites a few turns, so
+    its line cannot crowd the evidence out of the packet."""
+    ranked = sorted((u for u in episodes if u in rank), key=rank.__getitem__)
+    recent = [u for u in reversed(episodes) if u not in rank]
+    return (ranked + recent)[:keep]

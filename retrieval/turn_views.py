@@ -42,14 +42,17 @@ SELF_SPEAKERS = ("user",)
 
 @dataclass(frozen=True)
 class TurnTable:
-    """Session id, normalised speaker and session time of each turn, in the episode index's document order."""
+    """Session id, normalised speaker and session time of each turn, in the episode index's document order.
+
+    `sessions` holds "" and `turn_index` None for a turn stored without one; `turn_index` empty
+    means storage order is turn order (a table built by hand)."""
 
     uuids: tuple[str, ...]
     sessions: tuple[str, ...]
     speakers: np.ndarray
     members: Mapping[str, tuple[int, ...]]
     times: tuple[datetime | None, ...] = ()
-    turn_index: tuple[int, ...] = ()
+    turn_index: tuple[int | None, ...] = ()
 
     @classmethod
     def of(cls, doc_ids: Sequence[str], rows: Sequence[Mapping]) -> TurnTable:
@@ -60,7 +63,7 @@ class TurnTable:
         for i, s in enumerate(sessions):
             members[s].append(i)
         times = tuple(t.decode(by_uuid[u].get("session_time")) for u in doc_ids)
-        order = tuple(int(by_uuid[u].get("turn_index") or 0) for u in doc_ids)
+        order = tuple(None if (i := by_uuid[u].get("turn_index")) is None else int(i) for u in doc_ids)
         return cls(tuple(doc_ids), sessions, speakers, {s: tuple(m) for s, m in members.items()}, times, order)
 
     def position(self) -> dict[str, int]:
@@ -85,12 +88,18 @@ class TurnTable:
         (positions, -1 past a session's ends), shape (turns, 2 * width): columns 0..width-1 the
         previous turns, nearest first, then the next ones, nearest first; built once per table
         and width. A question asked, answered, then followed up spans three turns: abstention
-        reads a turn with these (`abstention.exchange_coverage`, `SearchRecipe.abstain_window`)."""
+        reads a turn with these (`abstention.exchange_coverage`, `SearchRecipe.abstain_window`).
+
+        A turn stored without a session or without a turn index has no neighbours and is no
+        one's: sessionless turns are not one conversation, and a turn of unknown place cannot be
+        said to come before or after another (it used to sort as index 0, first of its session)."""
         if width not in self._near:
             out = np.full((len(self.uuids), 2 * width), -1, dtype=np.int64)
             order = self.turn_index or tuple(range(len(self.uuids)))
-            for members in self.members.values():
-                ranked = sorted(members, key=lambda i: (order[i], i))
+            for session, members in self.members.items():
+                if not session:
+                    continue
+                ranked = sorted((i for i in members if order[i] is not None), key=lambda i: (order[i], i))
                 for d in range(1, width + 1):
                     for before, after in zip(ranked, ranked[d:]):
                         out[after, d - 1], out[before, width + d - 1] = before, after

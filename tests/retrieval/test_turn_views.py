@@ -64,3 +64,20 @@ def test_view_lists_add_the_self_lists_only_for_a_first_person_question():
     asked = view_lists(idx, SimpleNamespace(first_person=True, entity_keys=()), lists, DEFAULT_RECIPE, scores)
     assert asked == {TurnList.SELF: ["u2", "u1"], TurnList.SELF_VECTOR: ["u1"]}
     assert view_lists(idx, SimpleNamespace(first_person=False, entity_keys=()), lists, DEFAULT_RECIPE, scores) == {}
+
+
+def test_a_turn_without_a_session_or_a_turn_index_has_no_neighbours():
+    # sessionless turns used to be one session's neighbours, and a turn without an index sorted
+    # as index 0, the neighbour of its session's first turn; neither has a place to be next to
+    rows = [
+        {"uuid": "x", "speaker": "a"}, {"uuid": "y", "speaker": "b", "turn_index": 1},
+        {"uuid": "s0", "session_id": "s", "turn_index": 0}, {"uuid": "s1", "session_id": "s", "turn_index": 1},
+        {"uuid": "s?", "session_id": "s"}, {"uuid": "s2", "session_id": "s", "turn_index": 2},
+    ]
+    table = TurnTable.of([r["uuid"] for r in rows], rows)
+    near = table.near(1)
+    assert near[0].tolist() == [-1, -1] and near[1].tolist() == [-1, -1]
+    assert near[4].tolist() == [-1, -1]
+    # the session's indexed turns stay a chain, without the unplaced one between them
+    assert near[2].tolist() == [-1, 3] and near[3].tolist() == [2, 5] and near[5].tolist() == [3, -1]
+    assert table.near(2)[5].tolist() == [3, 2, -1, -1]
