@@ -80,19 +80,14 @@ class AbstainSignals:
 def proper_names(query: str, keys: Iterable[str]) -> list[str]:
     """The known names (`keys`, normalised, as `QueryPlan.entity_keys`) that `query` writes
     with a capital letter: people and places, not the common nouns the graph also knows as
-    entities (pure). A question that writes no capital a name could explain ("where does
-    sarah live?") does not use case to tell names apart, so every key counts as a name there.
-    The first word of a sentence and the pronoun "I" ("I'm", "I'd", ...) are capitalised in
-    any case, so they are no such evidence: "what did I tell you about sarah?" is written in
-    lower case, and its "sarah" is a name (`writes_case`).
+    entities (pure). A question with no capital after its first letter ("where does sarah
+    live?") does not use case to tell names apart, so every key counts as a name there.
 
     Example:
         >>> proper_names("When did Maria get in a car accident?", ["maria", "car"])
         ['maria']
-        >>> proper_names("what did I tell you about sarah?", ["sarah"])
-        ['sarah']
     """
-    if not writes_case(query):
+    if not any(c.isupper() for c in query[1:]):
         return list(keys)
     out = []
     for key in keys:
@@ -103,29 +98,6 @@ def proper_names(query: str, keys: Iterable[str]) -> list[str]:
         if any(any(c.isupper() for c in m.group(0)) for m in re.finditer(pattern, query, flags=re.IGNORECASE)):
             out.append(key)
     return out
-
-
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
-_SENTENCE_END = re.compile(r"(?:^|[.!?])[\s\"'“”‘’(\[]*$")
-_PRONOUN_I = frozenset({"i", "i'm", "i've", "i'd", "i'll", "i’m", "i’ve", "i’d", "i’ll"})
-
-
-def writes_case(query: str) -> bool:
-    """Whether `query` capitalises a word that case rules alone would not: one that neither
-    starts a sentence nor is the pronoun "I" (pure). Only such a capital says the writer
-    marks names by case, so that a known name written in lower case is a common noun.
-
-    Example:
-        >>> writes_case("What did I tell you about sarah? Did I say it?"), writes_case("Did I meet Sarah?")
-        (False, True)
-    """
-    for match in _WORD.finditer(query):
-        word = match.group(0)
-        if not any(c.isupper() for c in word) or word.lower() in _PRONOUN_I:
-            continue
-        if _SENTENCE_END.search(query, 0, match.start()) is None:
-            return True
-    return False
 
 
 def topic_terms(query: str, names: Iterable[str]) -> list[str]:
