@@ -115,14 +115,20 @@ def test_turns_out_of_storage_order_are_neighbours_by_turn_index():
     assert TurnTable.of(["x", "y", "z"], rows).adjacent.tolist() == [[2, -1], [-1, 2], [1, 0]]
 
 
-def test_an_answer_split_over_an_exchange_does_not_abstain(maria):
-    maria.write("m", [
-        {"speaker": "John", "content": "Did you sit the aptitude test again on Monday?", "id": "D3:1"},
-        {"speaker": "Maria", "content": "Yes, my fourth attempt, and I finally passed!", "id": "D3:2"},
-    ], "2023-07-10", session_id="s3")
+def _asked_after(maria, exchange: list[tuple[str, str]], ablation):
+    """Store `exchange` as session s3 (turns D3:1, D3:2, ...), ask how many attempts Maria
+    needed, and return the default packet and the `ablation` recipe's."""
+    maria.write("m", [{"speaker": who, "content": text, "id": f"D3:{i}"} for i, (who, text) in enumerate(exchange, 1)],
+                "2023-07-10", session_id="s3")
     asked = "How many attempts did Maria need to pass the test?"
-    packet = maria.search("m", asked, now=NOW)
-    before = maria.search("m", asked, now=NOW, recipe=HYBRID_SINGLE_TURN_COVERAGE)
+    return maria.search("m", asked, now=NOW), maria.search("m", asked, now=NOW, recipe=ablation)
+
+
+def test_an_answer_split_over_an_exchange_does_not_abstain(maria):
+    packet, before = _asked_after(maria, [
+        ("John", "Did you sit the aptitude test again on Monday?"),
+        ("Maria", "Yes, my fourth attempt, and I finally passed!"),
+    ], HYBRID_SINGLE_TURN_COVERAGE)
     assert before.topic_coverage < packet.topic_coverage, (before.abstain, before.topic_coverage, before.masked_similarity, packet.topic_coverage, packet.masked_similarity)
     assert not packet.abstain and "D3:2" in packet.cited_turn_ids, (packet.topic_coverage, packet.masked_similarity)
 
@@ -131,15 +137,12 @@ def test_an_answer_two_turns_from_its_question_does_not_abstain(maria):
     """Question, a short reply, a follow-up, then the answer: the test is named two turns
     before "fourth attempt ... passed", which a one-turn window never reads together
     (issue 12, tenth round; `SearchRecipe.abstain_window`)."""
-    maria.write("m", [
-        {"speaker": "John", "content": "Did you sit the aptitude test again on Monday?", "id": "D3:1"},
-        {"speaker": "Maria", "content": "I did!", "id": "D3:2"},
-        {"speaker": "John", "content": "And? Tell me everything.", "id": "D3:3"},
-        {"speaker": "Maria", "content": "My fourth attempt, and I finally passed!", "id": "D3:4"},
-    ], "2023-07-10", session_id="s3")
-    asked = "How many attempts did Maria need to pass the test?"
-    packet = maria.search("m", asked, now=NOW)
-    narrow = maria.search("m", asked, now=NOW, recipe=HYBRID_NO_WIDE_COVERAGE)
+    packet, narrow = _asked_after(maria, [
+        ("John", "Did you sit the aptitude test again on Monday?"),
+        ("Maria", "I did!"),
+        ("John", "And? Tell me everything."),
+        ("Maria", "My fourth attempt, and I finally passed!"),
+    ], HYBRID_NO_WIDE_COVERAGE)
     # "test" and "attempt"/"passed" are read together only with two turns on each side
     assert narrow.topic_coverage < packet.topic_coverage, (narrow.topic_coverage, packet.topic_coverage)
     assert not packet.abstain and "D3:4" in packet.cited_turn_ids, (packet.topic_coverage, packet.masked_similarity)
