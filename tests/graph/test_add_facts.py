@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 
 from graphmem import InvalidInput, Memory
 from graphmem.graph import bulk_facts
-from graphmem.graph.cypher.query import VectorParam
+from graphmem.graph.cypher.query import Query, VectorParam
+from graphmem.graph.store import Store
 from graphmem import FactInput
 
 DATES = ["2024-01-01", "2024-02-01", "2024-03-01", "2024-04-01", "2024-05-01", "2024-06-01"]
@@ -183,6 +184,20 @@ def test_vectors_travel_as_a_literal_that_reads_back_bit_for_bit(embedder):
         assert np.array_equal(np.asarray(json.loads(text), dtype=np.float32), vector)
     with pytest.raises(InvalidInput):
         VectorParam([0.1, float("nan")])
+
+
+def test_edge_floats_read_back_from_falkordb_bit_for_bit(tmp_path):
+    """What the server parses from the literal is the float32 we sent: signed zero,
+    subnormals, the largest finite floats and exponent forms included."""
+    values = np.array([0.0, -0.0, 1e-40, -1.4e-45, 3.4028235e38, -1.1754944e-38, 1e-5, -2.5e-7, 1.0,
+                       123456.7, 0.1, 1 / 3], dtype=np.float32)
+    store = Store.open(data_dir=tmp_path / "gm")
+    try:
+        rows = store.run("vec", Query("CREATE (n:Probe {v: vecf32($v)}) RETURN n.v AS v", {"v": VectorParam(values)}))
+    finally:
+        store.close()
+    back = np.asarray(rows[0]["v"], dtype=np.float32)
+    assert np.array_equal(back.view(np.uint32), values.view(np.uint32))
 
 
 def test_a_given_embedding_is_the_one_search_uses(memory, embedder):

