@@ -9,7 +9,7 @@ vector query per index. `retrieval.search` calls it; it calls nothing of the sea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from graphmem.graph.store import Store
@@ -35,10 +35,15 @@ class AskedQuestion:
     masked_vector: list[float] | None = None
 
 
-def names_to_mask(plan: QueryPlan, recipe: SearchRecipe) -> list[str]:
-    """The question's known names that abstention masks and leaves out of its topic words."""
+def names_to_mask(plan: QueryPlan, recipe: SearchRecipe, proper_keys: Collection[str] = frozenset()) -> list[str]:
+    """The question's known names that abstention masks and leaves out of its topic words:
+    every one (`abstain_names` "all"), the ones the graph stores spelt as proper names
+    ("stored": `proper_keys`, `UserIndexes.proper_keys`), or the ones the question writes
+    capitalised ("proper")."""
     if recipe.abstain_names == "all":
         return list(plan.entity_keys)
+    if recipe.abstain_names == "stored":
+        return [key for key in plan.entity_keys if key in proper_keys]
     return abstention.proper_names(plan.text, plan.entity_keys)
 
 

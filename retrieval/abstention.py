@@ -22,11 +22,15 @@ separate them, both blind to the names in the question:
   turn cannot lift it. Paraphrased answerable questions keep a high one.
 
 Only **proper names** are masked or left out of the topic words: a known name the
-question writes capitalised ("Caroline", "LGBTQ"). The graph's entities also hold
-common nouns ("car", "running", "dog": the offline rules name activities and
-things), and those are the topic itself: "When did Maria get in a car accident?"
-masked as "... get in a someone accident?" and without "car" among its topic words
-looked like a question about nothing stored, and abstained on the answer's turn.
+graph stores spelt as one ("Caroline", "LGBTQ"; `spelt_as_name`). The graph's entities
+also hold common nouns ("car", "running", "dog": the offline rules name activities and
+things, stored in lower case), and those are the topic itself: "When did Maria get in a
+car accident?" masked as "... get in a someone accident?" and without "car" among its
+topic words looked like a question about nothing stored, and abstained on the answer's
+turn. Issue 12's ninth round told names apart by the question's case (`proper_names`,
+now the ablation's): a question in lower case then masked every name, and one whose only
+capital was "I" ("did I ever tell you maria's blood type?") masked none; the graph's
+spelling does not depend on how the question is typed (eleventh round).
 
 The packet abstains when both are low. The two thresholds were chosen on the
 tuning split (LoCoMo conv-26, conv-30, conv-41 and their never-said questions in
@@ -98,6 +102,23 @@ def proper_names(query: str, keys: Iterable[str]) -> list[str]:
         if any(any(c.isupper() for c in m.group(0)) for m in re.finditer(pattern, query, flags=re.IGNORECASE)):
             out.append(key)
     return out
+
+
+def spelt_as_name(name: str) -> bool:
+    """Whether a stored entity name is spelt as a proper name: it has a word that starts with a
+    letter, and every such word holds a capital ("Sarah", "East Coast", "LGBTQ", "iPhone"), where
+    the offline rules' common nouns and activities are stored in lower case ("car", "running",
+    "trip to the East Coast", "5K charity run") (pure). Why from the stored spelling and not the
+    question's: a question's case says little ("what did I tell you about sarah?" writes the
+    pronoun, not the name, with a capital; "How many bikes do I own?" writes none), while the
+    graph spells a name the way its turns did.
+
+    Example:
+        >>> [spelt_as_name(n) for n in ("Sarah", "East Coast", "car", "trip to the East Coast", "5K charity run")]
+        [True, True, False, False, False]
+    """
+    words = re.findall(r"(?<![\w'’])[^\W\d_][\w'’-]*", name)
+    return bool(words) and all(any(c.isupper() for c in w) for w in words)
 
 
 def topic_terms(query: str, names: Iterable[str]) -> list[str]:

@@ -30,6 +30,9 @@ class UserIndexes:
     facts: BM25Index
     episodes: BM25Index
     entity_uuids: dict[str, str] = field(default_factory=dict)  # normalised name or alias -> uuid
+    # the keys of `entity_uuids` whose entity is stored spelt as a proper name ("Sarah", not "car"):
+    # abstention masks only these (`retrieval.abstention.spelt_as_name`)
+    proper_keys: frozenset[str] = frozenset()
     fact_scopes: dict[str, str] = field(default_factory=dict)  # fact uuid -> scope
     episode_scopes: dict[str, str] = field(default_factory=dict)  # turn uuid -> scope
     scopes: frozenset[str] = frozenset()  # every scope a fact or turn here has
@@ -79,17 +82,23 @@ def build(store: Store, user_id: str, version: int) -> UserIndexes:
 
     facts = store.run(user_id, q.fact_docs(), read_only=True)
     episodes = store.run(user_id, q.episode_docs(), read_only=True)
+    from graphmem.retrieval.abstention import spelt_as_name
+
     entities: dict[str, str] = {}
+    proper: set[str] = set()
     for row in store.run(user_id, q.entity_keys(), read_only=True):
         for key in (row["key"], *row["aliases"]):
-            if key:
-                entities.setdefault(key, row["uuid"])
+            if key and key not in entities:
+                entities[key] = row["uuid"]
+                if spelt_as_name(row.get("name") or ""):
+                    proper.add(key)
     episode_index = BM25Index.build([r["uuid"] for r in episodes], [r["text"] or "" for r in episodes])
     return UserIndexes(
         version=version,
         facts=BM25Index.build([r["uuid"] for r in facts], [r["text"] or "" for r in facts]),
         episodes=episode_index,
         entity_uuids=entities,
+        proper_keys=frozenset(proper),
         fact_scopes={r["uuid"]: r["scope"] for r in facts},
         episode_scopes={r["uuid"]: r["scope"] for r in episodes},
         scopes=frozenset(r["scope"] for r in [*facts, *episodes]),

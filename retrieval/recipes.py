@@ -124,10 +124,11 @@ class SearchRecipe(BaseModel):
     session_prior: SessionPriorConfig | None = Field(
         None, description="sessions ranked by the centroid of their stored turn vectors reorder the fused turns "
                           "(`retrieval.session_dense`); None is off; opt-in (README, sixth round)")
-    abstain_names: Literal["proper", "all"] = Field(
-        "proper", description="which of the question's known names abstention masks and leaves out of the topic "
-                              "words: the ones written capitalised (`retrieval.abstention.proper_names`), or every "
-                              "entity name the question holds, common nouns too (before issue 12's ninth round)")
+    abstain_names: Literal["proper", "all", "stored"] = Field(
+        "stored", description="which of the question's known names abstention masks and leaves out of the topic "
+                              "words: the ones written capitalised (`retrieval.abstention.proper_names`), every "
+                              "entity name the question holds, common nouns too (before issue 12's ninth round), "
+                              "or the ones the graph stores spelt as proper names (`abstention.spelt_as_name`)")
     abstain_exchange: bool = Field(
         True, description="abstention's topic-word coverage reads each turn with the turns just before and after "
                           "it in its session (`retrieval.abstention.exchange_coverage`); False: the single best "
@@ -139,7 +140,7 @@ class SearchRecipe(BaseModel):
     session_tail: SessionTailConfig | None = Field(
         default_factory=SessionTailConfig,
         description="the turns after the first `head` (10) cover the best sessions: ranked by RRF of their fused "
-                    "first appearance, their documents' BM25, their best turn's cosine and, for a named time, the "
+                    "first appearance, their documents' BM25, their best turns' cosine and, for a named time, the "
                     "sessions dated in it (`retrieval.session_rank`); None is off; kept on the LoCoMo tuning split "
                     "and the LME tuning half (README, eighth round)")
 
@@ -261,12 +262,23 @@ HYBRID_SINGLE_TURN_COVERAGE = SearchRecipe(name="hybrid_single_turn_coverage", a
 # this names the one-turn exchange of the ninth round (ablation `graphmem:no_wide_coverage`).
 HYBRID_NO_WIDE_COVERAGE = SearchRecipe(name="hybrid_no_wide_coverage", abstain_window=1)
 
+# ... and sessions rank by the mean cosine of their best three turns (eleventh round): this names the
+# best single turn, as before (ablation `graphmem:best_turn_sessions`).
+HYBRID_BEST_TURN_SESSIONS = SearchRecipe(name="hybrid_best_turn_sessions",
+                                         session_tail=SessionTailConfig(dense_turns=1))
+
+# ... and abstention's names are the ones the graph stores spelt as proper names ("Maria", not "car";
+# eleventh round), whatever the question's case: this names the question's case deciding, as in the
+# ninth and tenth rounds (ablation `graphmem:question_case_names`).
+HYBRID_QUESTION_CASE_NAMES = SearchRecipe(name="hybrid_question_case_names", abstain_names="proper")
+
 RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY, HYBRID_DECAY, HYBRID_SPEAKER,
                                HYBRID_FACT_TURNS, HYBRID_SESSION_CAP, HYBRID_PRF, HYBRID_LEARNED,
                                HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SESSION_LIST,
                                HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_USER_NEIGHBOURS, HYBRID_NO_PARTS,
                                HYBRID_NO_OWN_FIRST, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW,
-                               HYBRID_MASK_ALL_NAMES, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_NO_WIDE_COVERAGE)}
+                               HYBRID_MASK_ALL_NAMES, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_NO_WIDE_COVERAGE,
+                               HYBRID_BEST_TURN_SESSIONS, HYBRID_QUESTION_CASE_NAMES)}
 DEFAULT_RECIPE = HYBRID_RRF
 
 

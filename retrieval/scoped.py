@@ -93,6 +93,7 @@ def _build(store: Store, user_id: str, idx: UserIndexes, wanted: frozenset[str])
         episodes=episodes,
         turns=TurnTable.of(episodes.doc_ids, turns),
         entity_uuids=idx.entity_uuids,
+        proper_keys=idx.proper_keys,
         subject_relations=idx.subject_relations,
         fact_scopes={r["uuid"]: r["scope"] for r in facts},
         episode_scopes={r["uuid"]: r["scope"] for r in turns},

@@ -198,7 +198,7 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
         return MemoryPacket(query=query, abstain=True, reason="nothing has ever been stored for this user")
     idx, view = narrow(ctx.store, user_id, ctx.indexes.get(ctx.store, user_id), scopes)
     plan = analyze(query, now, as_of, idx.entity_uuids.keys())
-    names = abstain_signals.names_to_mask(plan, recipe)
+    names = abstain_signals.names_to_mask(plan, recipe, idx.proper_keys)
     masked = abstention.mask_names(plan.text, names)
     embedded = time.perf_counter()
     vectors = ctx.embed([query] if masked == plan.text else [query, masked])

@@ -12,8 +12,10 @@ the term counts of all its turns summed (in a memory where a ``user`` talks with
 assistant, of the user's own turns where the session has some: the assistant's long
 answers repeat every topic), scored by BM25 against the question like any document.
 A session that comes back to the question's words in several turns outranks one
-turn that happens to share many of them. Also by its best turn's cosine to the
-question over all its turns (the stored turn vectors; no new embedding), and, when
+turn that happens to share many of them. Also by the mean cosine to the question of
+its **best three turns** (the stored turn vectors; no new embedding; the best single
+turn until issue 12's eleventh round: a session about the topic has several turns near
+the question, while one turn of an unrelated session can match a phrase), and, when
 the question names a time, the sessions dated in it (cut at `now`) by that cosine:
 a question about "10 days ago" has its answer in one of the few sessions of that
 day even when the words differ. These rankings and the sessions' first appearance
@@ -57,9 +59,12 @@ class SessionTailConfig(BaseModel):
     sessions: int = Field(10, ge=1, description="sessions the first turns should cover")
     fused: float = Field(1.0, ge=0.0, description="RRF weight of the sessions' first appearance in the fused turns")
     bm25: float = Field(1.0, ge=0.0, description="RRF weight of the session documents ranked by BM25")
-    dense: float = Field(1.0, ge=0.0, description="RRF weight of the sessions ranked by their best turn's cosine")
+    dense: float = Field(1.0, ge=0.0, description="RRF weight of the sessions ranked by their best turns' cosine")
+    dense_turns: int = Field(3, ge=1, le=10, description="a session's dense score is the mean cosine of its best "
+                                                         "this many turns; 1 is its best turn (before issue 12's "
+                                                         "eleventh round); 3 kept on the LoCoMo tuning split (README)")
     dated: float = Field(1.0, ge=0.0, description="RRF weight of the sessions dated in the time the question names "
-                                                  "(cut at `now`, `time_prior.until`), by their best turn's cosine")
+                                                  "(cut at `now`, `time_prior.until`), by their best turns' cosine")
     own: bool = Field(True, description="in a user-assistant memory, a session document is the user's own turns "
                                         "where the session has some")
     rrf_k: int = Field(5, ge=1, description="k of the RRF over the session rankings")
@@ -98,8 +103,9 @@ def ranked_sessions(index: BM25Index, query: str) -> list[str]:
     return [s.doc_id for s in index.search(query, len(index))]
 
 
-def dense_sessions(table: TurnTable, turn_vectors: np.ndarray, query: Sequence[float]) -> list[str]:
-    """Session ids by their best turn's cosine to `query` (unit turn vectors in table order), best first."""
+def dense_sessions(table: TurnTable, turn_vectors: np.ndarray, query: Sequence[float], turns: int = 1) -> list[str]:
+    """Session ids by the mean cosine to `query` of their best `turns` turns (unit turn vectors in
+    table order; a session with fewer turns, the mean of those it has), best first."""
     q = np.asarray(query, dtype=float)
     norm = np.linalg.norm(q)
     if not len(turn_vectors) or norm == 0:
@@ -109,9 +115,28 @@ def dense_sessions(table: TurnTable, turn_vectors: np.ndarray, query: Sequence[f
     sims = np.einsum("ij,j->i", turn_vectors, q / norm)
     ids = list(table.members)
     grouped = np.concatenate([np.asarray(table.members[s], dtype=np.int64) for s in ids])
-    starts = np.cumsum([0] + [len(table.members[s]) for s in ids[:-1]])
-    best = np.maximum.reduceat(sims[grouped], starts)
+    sizes = np.array([len(table.members[s]) for s in ids])
+    starts = np.cumsum(np.concatenate(([0], sizes[:-1])))
+    best = np.maximum.reduceat(sims[grouped], starts) if turns == 1 else best_turns_mean(sims[grouped], sizes, turns)
     return [ids[i] for i in np.argsort(-best, kind="stable")]
+
+
+def best_turns_mean(values: np.ndarray, sizes: np.ndarray, turns: int) -> np.ndarray:
+    """Per group of consecutive `values` (group lengths `sizes`, each >= 1), the mean of its `turns`
+    largest values (pure). Why more than the best one: a session about the question's topic
+    has several turns near it, while one turn of an unrelated session can match a phrase
+    (issue 12's eleventh round, README).
+
+    Example:
+        >>> best_turns_mean(np.array([0.9, 0.1, 0.5, 0.6, 0.7, 0.2]), np.array([3, 3]), 2).round(2).tolist()
+        [0.7, 0.65]
+    """
+    group = np.repeat(np.arange(len(sizes)), sizes)
+    starts = np.cumsum(np.concatenate(([0], sizes[:-1])))
+    order = np.lexsort((-values, group))  # by group, then largest first
+    keep = np.arange(len(values)) - starts[group] < turns  # group[order] == group: a group's rows stay together
+    sums = np.bincount(group[keep], weights=values[order][keep], minlength=len(sizes))
+    return sums / np.minimum(sizes, turns)
 
 
 def dated_sessions(table: TurnTable, dense_order: Sequence[str], start, end) -> list[str]:

@@ -114,7 +114,7 @@ def session_tail(ctx, user_id: str, idx: UserIndexes, plan: QueryPlan, ranked: l
             orders.append((session_rank.ranked_sessions(index, plan.text), cfg.bm25))
     if cfg.dense or cfg.dated:
         sv = session_dense.vectors_of(ctx.store, user_id, idx, False)
-        dense = session_rank.dense_sessions(table, sv.turns, vector) if sv is not None else []
+        dense = session_rank.dense_sessions(table, sv.turns, vector, cfg.dense_turns) if sv is not None else []
         orders.append((dense, cfg.dense))
         cut = until(plan.range_start, plan.range_end, now) if plan.time_words and plan.mode == "as_of" else None
         if cfg.dated and cut is not None:

@@ -51,6 +51,13 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
 - ``no_wide_coverage``: that coverage reads one turn on each side of a turn (the exchange of
   issue 12's ninth round; ``hybrid_no_wide_coverage``) instead of the default's two
   (`SearchRecipe.abstain_window`, tenth round);
+- ``best_turn_sessions``: the session tail ranks sessions by their best turn's cosine, as before
+  issue 12's eleventh round (``hybrid_best_turn_sessions``), instead of the default's mean of the
+  best three turns (`SessionTailConfig.dense_turns`);
+- ``question_case_names``: abstention's names are the known names the question writes
+  capitalised (every known name in a question with no capital after its first letter), as in
+  issue 12's ninth and tenth rounds (``hybrid_question_case_names``), instead of the default's
+  names the graph stores spelt as proper names (`retrieval.abstention.spelt_as_name`);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -68,7 +75,7 @@ from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import (
     DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_LEARNED, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP,
-    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, HYBRID_MASK_ALL_NAMES, HYBRID_NO_WIDE_COVERAGE, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
+    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, HYBRID_MASK_ALL_NAMES, HYBRID_NO_WIDE_COVERAGE, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_BEST_TURN_SESSIONS, HYBRID_QUESTION_CASE_NAMES, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
 )
 
 
@@ -111,6 +118,8 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "mask_all_names": HYBRID_MASK_ALL_NAMES,
     "single_turn_coverage": HYBRID_SINGLE_TURN_COVERAGE,
     "no_wide_coverage": HYBRID_NO_WIDE_COVERAGE,
+    "best_turn_sessions": HYBRID_BEST_TURN_SESSIONS,
+    "question_case_names": HYBRID_QUESTION_CASE_NAMES,
 }
 
 

@@ -141,7 +141,8 @@ def test_unknown_system_names_list_the_valid_ones(tmp_path):
     assert ABLATIONS["no_time"].time_filter is False and ABLATIONS["mmr"].reranker == "mmr"
     assert DEFAULT_RECIPE.query_parts > 0 and ABLATIONS["no_parts"].query_parts == 0
     assert DEFAULT_RECIPE.other_turns < 1 and ABLATIONS["no_own_first"].other_turns == 1
-    assert DEFAULT_RECIPE.abstain_names == "proper" and ABLATIONS["mask_all_names"].abstain_names == "all"
+    assert DEFAULT_RECIPE.abstain_names == "stored" and ABLATIONS["mask_all_names"].abstain_names == "all"
+    assert ABLATIONS["question_case_names"].abstain_names == "proper"
     assert DEFAULT_RECIPE.abstain_exchange and not ABLATIONS["single_turn_coverage"].abstain_exchange
     assert DEFAULT_RECIPE.abstain_window == 2 and ABLATIONS["no_wide_coverage"].abstain_window == 1
 

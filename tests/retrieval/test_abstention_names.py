@@ -1,5 +1,6 @@
 """Abstention masks proper names only: the graph's common-noun entities are the topic
-(issue 12, ninth round; `retrieval.abstention.proper_names`); and its coverage reads
+(issue 12, ninth round; `retrieval.abstention.proper_names`; since the eleventh round
+told apart by how the graph spells them, `abstention.spelt_as_name`); and its coverage reads
 a turn with its neighbours, as an answer is often an exchange
 (`retrieval.abstention.exchange_coverage`).
 
@@ -16,7 +17,9 @@ import pytest
 
 from graphmem.retrieval import abstention
 from graphmem.retrieval.bm25 import BM25Index
-from graphmem.retrieval.recipes import HYBRID_MASK_ALL_NAMES, HYBRID_NO_WIDE_COVERAGE, HYBRID_SINGLE_TURN_COVERAGE
+from graphmem.retrieval.recipes import (
+    HYBRID_MASK_ALL_NAMES, HYBRID_NO_WIDE_COVERAGE, HYBRID_QUESTION_CASE_NAMES, HYBRID_SINGLE_TURN_COVERAGE,
+)
 from graphmem.retrieval.turn_views import TurnTable
 
 NOW = "2023-08-01"
@@ -78,9 +81,38 @@ def test_a_question_naming_a_thing_the_graph_knows_finds_its_turn(maria):
 
 def test_never_said_questions_still_abstain(maria):
     for asked in ("What is Maria's blood type?", "Who is John's dentist?", "Which opera did Maria see last season?"):
-        for recipe in (None, HYBRID_MASK_ALL_NAMES):
+        for recipe in (None, HYBRID_MASK_ALL_NAMES, HYBRID_QUESTION_CASE_NAMES):
             packet = maria.search("m", asked, now=NOW, recipe=recipe)
             assert packet.abstain, (asked, packet.topic_coverage, packet.masked_similarity)
+
+
+def test_a_stored_name_is_proper_when_every_word_of_it_holds_a_capital():
+    assert [abstention.spelt_as_name(n) for n in ("Maria", "LGBTQ", "East Coast", "iPhone", "O'Brien")] == [True] * 5
+    assert [abstention.spelt_as_name(n) for n in ("car", "homeless shelter", "trip to the East Coast",
+                                                 "5K charity run", "2023", "")] == [False] * 6
+
+
+def test_the_graph_spelling_decides_the_names_whatever_the_question_case(maria):
+    """Stored "Maria" is a name and stored "car" is not, so a question written in lower case
+    keeps "car" as its topic and finds the accident's turn; by the question's case (the
+    ablation) a case-less question masks every known name, "car" too, and abstains."""
+    asked = "when did maria get in a car accident?"
+    packet = maria.search("m", asked, now=NOW)
+    assert not packet.abstain and "D2:1" in packet.cited_turn_ids, (packet.topic_coverage, packet.masked_similarity)
+    by_case = maria.search("m", asked, now=NOW, recipe=HYBRID_QUESTION_CASE_NAMES)
+    assert by_case.abstain and by_case.topic_coverage < packet.topic_coverage
+
+
+def test_a_capital_i_does_not_unmask_a_lower_case_name(maria):
+    """"did I ever tell you maria's blood type?": by the question's case its "I" marks names by
+    case, so the lower-case "maria" was kept as a topic word, found in the turns, and the
+    never-said question did not abstain (the review finding of issue 12's tenth round). By the
+    stored spelling "maria" is a name, masked, and the question abstains."""
+    asked = "did I ever tell you maria's blood type?"
+    packet = maria.search("m", asked, now=NOW)
+    assert packet.abstain and packet.cited_turn_ids == (), (packet.topic_coverage, packet.masked_similarity)
+    by_case = maria.search("m", asked, now=NOW, recipe=HYBRID_QUESTION_CASE_NAMES)
+    assert not by_case.abstain and by_case.topic_coverage > packet.topic_coverage
 
 
 def test_exchange_coverage_reads_a_turn_with_its_neighbours():

@@ -10,10 +10,10 @@ from graphmem.retrieval import search as search_module
 from graphmem.retrieval.bm25 import BM25Index
 from graphmem.retrieval.index import UserIndexes
 from graphmem.retrieval.recipes import (
-    BM25_ONLY, DEFAULT_RECIPE, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, VECTOR_ONLY,
+    BM25_ONLY, DEFAULT_RECIPE, HYBRID_BEST_TURN_SESSIONS, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, VECTOR_ONLY,
 )
 from graphmem.retrieval.session_rank import (
-    SessionTailConfig, best_turn_by_scores, dated_sessions, dense_sessions, fuse_orders, ranked_sessions,
+    SessionTailConfig, best_turn_by_scores, best_turns_mean, dated_sessions, dense_sessions, fuse_orders, ranked_sessions,
     session_documents, session_index, tail,
 )
 from graphmem.retrieval.time_prior import time_list, until
@@ -76,6 +76,18 @@ def test_best_turn_prefers_the_users_turns_and_dense_sessions_rank_by_the_best_t
     assert dense_sessions(TABLE, vectors, [1.0, 0.1])[0] == "Z"
 
 
+def test_dense_sessions_by_their_best_three_turns_prefer_a_session_about_the_topic():
+    """One turn of X matches the question exactly, the rest of X is about something else; all
+    three of Y are close to it. By the best turn X leads, by the best three Y does."""
+    rows = [{"uuid": f"{s.lower()}{i}", "session_id": s, "speaker": "user", "text": ""} for s in "XY" for i in range(3)]
+    table = TurnTable.of([r["uuid"] for r in rows], rows)
+    vectors = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [0.8, 0.6], [0.8, 0.6], [0.8, 0.6]])
+    assert dense_sessions(table, vectors, [1.0, 0.0]) == ["X", "Y"]
+    assert dense_sessions(table, vectors, [1.0, 0.0], turns=3) == ["Y", "X"]
+    # a session shorter than `turns` is scored by the turns it has
+    np.testing.assert_allclose(best_turns_mean(np.array([0.9, 0.2, 0.5]), np.array([1, 2]), 3), [0.9, 0.35])
+
+
 def test_the_tail_keeps_the_head_and_brings_the_next_best_session():
     s = {"y1": "Y", "z1": "Z", "z2": "Z", "x1": "X"}
     assert tail(["y1", "z1", "z2", "x1"], s, ["Y", "X", "Z"], {}, head=1, sessions=2) == ["y1", "x1", "z1", "z2"]
@@ -104,11 +116,41 @@ def test_the_knob_reorders_the_search(memory):
     assert {e.content for e in after.episodes} == {e.content for e in before.episodes}  # reordered, nothing lost
 
 
+def test_the_tail_ranks_a_session_by_its_best_three_turns_through_search(memory):
+    """Through `Memory.search` (real MiniLM), the tail ranking sessions by cosine alone (head 0,
+    one session): session A repeats the question once among unrelated turns, session B talks
+    about the garden in three turns. By the best single turn (the ablation) A's turn comes
+    first; by the best three turns (the default) B's does."""
+    memory.write("u", [{"role": "user", "content": c} for c in (
+        "My neighbour asked how the vegetable garden is doing", "The printer jammed twice at work",
+        "We watched a long film about submarines", "The bus was late again this morning")],
+        "2024-05-01", session_id="A")
+    memory.write("u", [{"role": "user", "content": c} for c in (
+        "The tomatoes in my vegetable patch are finally ripening", "I planted carrots and beans in the backyard beds",
+        "Weeding the garden beds took all morning", "I paid the electricity bill")], "2024-05-02", session_id="B")
+    now = datetime(2024, 6, 1, tzinfo=UTC)
+    only_dense = {"head": 0, "sessions": 1, "fused": 0.0, "bm25": 0.0, "dated": 0.0}
+
+    def first_session(recipe):
+        cfg = recipe.session_tail.model_copy(update=only_dense)
+        packet = memory.search("u", "How is the vegetable garden doing?", now=now, limit=8,
+                               recipe=recipe.model_copy(update={"session_tail": cfg}))
+        return packet.episodes[0].content
+
+    assert first_session(HYBRID_BEST_TURN_SESSIONS) == "My neighbour asked how the vegetable garden is doing"
+    assert first_session(DEFAULT_RECIPE) in {"The tomatoes in my vegetable patch are finally ripening",
+                                             "I planted carrots and beans in the backyard beds",
+                                             "Weeding the garden beds took all morning"}
+
+
 def test_the_default_has_the_tail_after_ten_turns_and_the_ablations_switch_it():
     from graphmem.evals.systems.registry import ABLATIONS
 
     cfg = DEFAULT_RECIPE.session_tail
     assert (cfg.head, cfg.sessions, cfg.fused, cfg.bm25, cfg.dense, cfg.dated) == (10, 10, 1.0, 1.0, 1.0, 1.0)
+    assert cfg.dense_turns == 3
+    assert HYBRID_BEST_TURN_SESSIONS.session_tail.dense_turns == 1
+    assert ABLATIONS["best_turn_sessions"] is HYBRID_BEST_TURN_SESSIONS
     assert HYBRID_NO_SESSION_TAIL.session_tail is None and ABLATIONS["no_session_tail"].session_tail is None
     assert BM25_ONLY.session_tail is None and VECTOR_ONLY.session_tail is None
     assert not DEFAULT_RECIPE.time_prior_until_now and ABLATIONS["time_until_now"].time_prior_until_now

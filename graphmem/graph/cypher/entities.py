@@ -128,7 +128,8 @@ def create_mentions(pairs: Sequence[tuple[str, str]], group_id: str, created_at:
 
 def entity_keys() -> Query:
     return Query(
-        "MATCH (n:Entity) RETURN n.uuid AS uuid, n.normalized_name AS key, coalesce(n.aliases, []) AS aliases", {}
+        "MATCH (n:Entity) RETURN n.uuid AS uuid, n.normalized_name AS key, coalesce(n.aliases, []) AS aliases, "
+        "n.name AS name", {}
     )
 
 
