@@ -77,13 +77,12 @@ class WarmIndexes:
 
 
 def build(store: Store, user_id: str, version: int) -> UserIndexes:
+    from graphmem.retrieval.abstention import spelt_as_name
     from graphmem.retrieval.bm25 import BM25Index
     from graphmem.retrieval.turn_views import TurnTable
 
     facts = store.run(user_id, q.fact_docs(), read_only=True)
     episodes = store.run(user_id, q.episode_docs(), read_only=True)
-    from graphmem.retrieval.abstention import spelt_as_name
-
     entities: dict[str, str] = {}
     proper: set[str] = set()
     for row in store.run(user_id, q.entity_keys(), read_only=True):
