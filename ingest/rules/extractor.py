@@ -225,7 +225,8 @@ def with_subject(text: str) -> str:
     elif (m := _INTRODUCED_HERE.match(text)) and m["who"].split()[0].casefold() not in STOP_NAMES and not any(
             w in _NOT_WHO for w in m["who"].casefold().split()):
         text = f"I'm {text[:m.end('who')]}{text[m.end():]}"  # its case kept: "Sarah here" is a name
-    text = _ME_AND.sub(lambda m: f"{m['pre']}{m['name']} and I ", text)
+    if "e and " in text or "e & " in text:  # a substring test first: the pattern is slow on every sentence
+        text = _ME_AND.sub(lambda m: f"{m['pre']}{m['name']} and I ", text)
     if _FIRST_PERSON_START.match(text):
         text = _SHARED_SUBJECT.sub(lambda m: f"{m['conj']} I ", text)
     return text

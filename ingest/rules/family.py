@@ -66,7 +66,7 @@ SEEING = subject_rule("BE seeing", "HAVE been seeing", "started seeing", "HAVE s
                       "BE going out with", "started going out with", *(f"{verb} {_SOMEONE_NAMED}" for verb in (
                           "BE seeing", "HAVE been seeing", "started seeing", "HAVE started seeing", "BE dating",
                           "HAVE been dating", "started dating", "HAVE started dating")),
-                      tail=_NAME_NEXT, keywords=("seeing", "dating", "going out", "named", "called"))
+                      tail=_NAME_NEXT, keywords=("seeing", "dating", "going out"))
 WITH_NOW = subject_rule("BE with", "BE together with", tail=rf"\s+(?={NAME}\s+now\b)", keywords=("now",))
 BREAKUP = subject_rule("broke up with", "HAVE broken up with", "split up with", "divorced", "HAVE divorced",
                        "got divorced from", "BE divorced from", "separated from", "HAVE separated from",

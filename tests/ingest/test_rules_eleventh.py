@@ -54,9 +54,8 @@ def test_a_role_look_alike_is_no_affiliation(text):
     assert not any(p in ("WORKS_AT", "STUDIES_AT") for p, _ in states(text))
 
 
-def test_someone_elses_role_is_theirs():
+def test_someone_elses_role_is_not_mine():
     assert not speaker_states("My brother is a backend dev at Monzo.")
-    assert ("WORKS_AT", "Monzo") in states("My brother is a backend dev at Monzo.")
 
 
 @pytest.mark.parametrize("text,fact", [
