@@ -47,7 +47,8 @@ TIMELINE_SETS = (("tune", "timeline_set.json"), ("old holdout, now tune", "timel
                  ("fifth holdout of 2026-12-02, scored before and after the sixth round, seen since", "timeline_holdout5.json"),
                  ("sixth holdout of 2026-12-03, scored twice, dev data from the eighth round", "timeline_holdout6.json"),
                  ("seventh holdout of 2026-12-03, scored twice, dev data from the ninth round", "timeline_holdout7.json"),
-                 ("eighth holdout of 2026-12-03, scored blind twice, dev data from the tenth round", "timeline_holdout8.json"))
+                 ("eighth holdout of 2026-12-03, scored blind twice, dev data from the tenth round", "timeline_holdout8.json"),
+                 ("ninth holdout of 2026-12-03, scored blind twice, dev data from the eleventh round", "timeline_holdout9.json"))
 
 
 def timelines() -> dict[str, dict[str, bool]]:

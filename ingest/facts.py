@@ -117,6 +117,24 @@ def _words(name: str) -> str:
     return " " + _ARTICLE.sub("", " ".join(name.casefold().replace("\u2019", "'").split())) + " "
 
 
+_INITIALISM = re.compile(r"(?:[A-Z]\.?){2,6}")
+_NOT_INITIALLED = frozenset("of the and & for de la le du von van".split())
+
+
+def is_initialism(name: str | None) -> bool:
+    """ "TCS", "UCT", "U.C.L.": a name said by its initials (pure)."""
+    return bool(name) and _INITIALISM.fullmatch(name.strip()) is not None
+
+
+def initials(name: str) -> str:
+    """The initials of a capitalised name, small words skipped (pure): "University of Cape Town" -> "UCT",
+    "Tata Consultancy Services" -> "TCS"; "" when a word is not capitalised (no name said by initials)."""
+    words = [w for w in name.replace("-", " ").split() if w.casefold() not in _NOT_INITIALLED]
+    if len(words) < 2 or not all(w[:1].isupper() for w in words):
+        return ""
+    return "".join(w[0] for w in words)
+
+
 def ended_fact(rows: Sequence[dict], plan: PlannedFact) -> FactEdge | None:
     """The open fact an ending closes (pure): same subject, predicate (or its kin, any
     slot: "Rex died" knows no species), open before the end; the same object, else
@@ -138,14 +156,24 @@ def ended_fact(rows: Sequence[dict], plan: PlannedFact) -> FactEdge | None:
     holding = [e for e, row in open_ if e.name == plan.edge.name and said in _words(str(row.get("object") or ""))]
     if len(holding) == 1:
         return holding[0]
+    if not holding:  # of the kin: "the divorce from Anil" (read as a partner's ending) ends MARRIED_TO "Anil Mehta"
+        kin = [e for e, row in open_ if e.name in _kin(plan) and said in _words(str(row.get("object") or ""))]
+        if len({e.target_node_uuid for e in kin}) == 1:
+            return next((e for e in kin if e.name == plan.edge.name), kin[0])
+    if not holding and is_initialism(plan.object_name):  # "made redundant from TCS" ends "Tata Consultancy Services"
+        holding = [e for e, row in open_ if e.name == plan.edge.name
+                   and initials(str(row.get("object") or "")) == plan.object_name.strip(".").replace(".", "")]
+        if len(holding) == 1:
+            return holding[0]
     if not holding and plan.edge.name == "LIKES":  # a pastime under another name: "packed in climbing" ends "bouldering"
         from graphmem.ingest.rules.hobbies import kindred  # on first need: reading facts never loads the rules
 
         other = {_words(n) for n in kindred(plan.object_name)}
-        holding = [e for e, row in open_ if e.name == "LIKES"
-                   and any(n in _words(str(row.get("object") or "")) for n in other)]
-        if len(holding) == 1:
-            return holding[0]
+        # of the kin too: "took up bouldering" was read as STARTED alone; one object, whichever kin predicates hold it
+        found = [(e, row) for e, row in open_ if e.name in _kin(plan)
+                 and any(n in _words(str(row.get("object") or "")) for n in other)]
+        if len({e.target_node_uuid for e, _ in found}) == 1:
+            return next((e for e, _ in found if e.name == "LIKES"), found[0][0])
     # the ending names the slot's kind: "our dog died" ends the one open pet of the slot PET:dog
     kind = [e for e, _ in open_ if e.name == plan.edge.name and ":" in e.slot
             and _words(e.slot.split(":", 1)[1]) == said]

@@ -133,6 +133,8 @@ def stability(turn: str, predicate: str, obj: str) -> tuple[float, str]:
     if TRANSIENT.search(clause) and not PAST.search(clause):
         if _BONDS.match(predicate) and possessed(clause, obj):
             return NEUTRAL_STABILITY, "a bond named by a possessive"
+        if predicate == "LIKES" and _FAVOURITE.search(clause):
+            return NEUTRAL_STABILITY, "a favourite, current until another replaces it"
         return PASSING_STABILITY, "present state with a passing time marker"
     return NEUTRAL_STABILITY, "state"
 
@@ -143,6 +145,11 @@ def stability(turn: str, predicate: str, obj: str) -> tuple[float, str]:
 # Kate for a few days" stays a candidate: who one stays with for days is as often an acquaintance)
 _BONDS = re.compile(r"(?:MARRIED_TO|PARTNER_OF|HAS_(?:PET|SISTER|BROTHER|MOTHER|FATHER|SON|DAUGHTER|CHILD|"
                     r"GRANDMOTHER|GRANDFATHER)|OWNS|WORKS_AT|STUDIES_AT|LIVES_IN)$")
+
+
+# "X is my favourite band right now", "my favourite show at the moment is Y": a favourite is a ranking, and the time
+# marker says it is the current one (the one a later favourite replaces), not that the liking passes tonight
+_FAVOURITE = re.compile(r"\bfavou?rites?\b", re.I)
 
 
 def possessed(clause: str, obj: str) -> bool:

@@ -16,10 +16,10 @@ import numpy as np
 from graphmem.ingest.extraction import ExtractedFact, Extraction, Extractor, TurnContext
 from graphmem.ingest.rules import (
     changes, events, family, habits, health, hobbies, idioms, implied, pets, plans, possessions, preferences, presupposed,
-    residence, study, work)
+    residence, roles, study, work)
 from graphmem.ingest.rules.drafts import Rule, Sentence
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES, entities, mentioned_before
-from graphmem.ingest.rules.grammar import STOP_NAMES
+from graphmem.ingest.rules.grammar import NAME, STOP_NAMES
 from graphmem.ingest.rules.text import normalise, split_sentences
 from graphmem.ingest.rules.timing import add_group
 from graphmem.schema.errors import InvalidInput
@@ -27,7 +27,7 @@ from graphmem.schema.errors import InvalidInput
 __all__ = ["HANDLERS", "TOPICS", "RuleExtractor", "extract_turn", "with_subject"]
 
 TOPICS = (residence, work, study, family, pets, health, preferences, possessions, plans, events, hobbies, changes,
-          idioms, presupposed, implied, habits)
+          idioms, presupposed, implied, habits, roles)
 HANDLERS: tuple[Rule, ...] = tuple(r for topic in TOPICS for r in topic.RULES)
 # a question asserts nothing, but what its noun phrases take for granted holds: "is my cat Juniper ill?",
 # "how do I clean my Honda Civic?", "my boss at Acme wants ...?" (`rules.presupposed`)
@@ -77,7 +77,7 @@ def extract_turn(turn: TurnContext) -> Extraction:
     speaker = " ".join(turn.speaker.split()) or "The speaker"
     pieces = split_sentences(normalise(turn.text))
     whole = " ".join(pieces)
-    sentences = [Sentence(with_subject(text), speaker, whole, " ".join(pieces[max(0, i - 2):i]))
+    sentences = [Sentence(with_subject(ended_up(text)), speaker, whole, " ".join(pieces[max(0, i - 2):i]))
                  for i, text in enumerate(pieces)]
     if speaker.casefold() in ASSISTANT_ROLES:
         return Extraction(entities=mentioned_before(sentences, turn.previous))
@@ -103,8 +103,8 @@ def extract_turn(turn: TurnContext) -> Extraction:
 # "I'm pescatarian, what's a good fish?", "My Vespa won't start, any ideas?": a statement, then a question about it
 _TAG_QUESTION = re.compile(
     r"(?:,|\s[-\u2013\u2014]+|;)\s+(?:so\s+|and\s+|but\s+)?(?=(?:what|what's|whats|how|any|anyone|anybody|can|could|should|"
-    r"would|is|are|do|does|did|which|where|where's|why|who|when|ideas|thoughts|tips|advice|suggestions|"
-    r"recommendations|recs|help|right|ok|okay|is\s+that|is\s+this|or)\b)", re.IGNORECASE)
+    r"would|is|are|do|does|did|which|where|where's|why|who|when|(?:[\w-]+\s+){0,2}?(?:ideas|thoughts|tips|advice|"
+    r"suggestions|recommendations|recs)|help|right|ok|okay|is\s+that|is\s+this|or)\b)", re.IGNORECASE)
 _ASKS = re.compile(r"^(?:what|what's|whats|how|any|can|could|should|would|will|is|are|am|do|does|did|which|where|why|who|"
                    r"when|have|has|was|were|shall|may|might|isn't|aren't|don't|doesn't|didn't|wouldn't|shouldn't|"
                    r"won't|can't|need|wondering|if|whether)\b", re.IGNORECASE)
@@ -142,7 +142,7 @@ def session_utc(turn: TurnContext) -> datetime:
 # diary and chat drop the "I": "Got laid off from Contoso", "Just moved to Leeds", "Born in Sapporo"
 _NO_SUBJECT = re.compile(
     r"(?:(?:just|finally|recently|also|then|today|yesterday|so|pretty\s+much|basically|more\s+or\s+less|mostly|all\s+but|"
-    r"kind\s+of|sort\s+of)\s+)?(?:got|moved|started|stopped|quit|left|bought|sold|"
+    r"kind\s+of|sort\s+of)\s+)?(?:[a-z]{3,}ed\s+(?P<conj>and|&)\s+)?(?:got|moved|started|stopped|quit|left|bought|sold|"
     r"adopted|visited|graduated|joined|went|finished|broke|signed|took|relocated|retired|resigned|began|"
     r"rescued|landed|accepted|transferred|picked|handed|wrapped|dropped|enrolled|switched|ditched|swapped|traded|"
     r"upgraded|cleared|deferred|rehomed|dumped|packed)\b",
@@ -168,29 +168,65 @@ _GERUND_SUBJECT = re.compile(r"^[^,;:]*?\s(?:is|was|are|were|have\s+been|has\s+b
                              r"got|seems|sounds|isn't|wasn't|will\s+be|would\s+be|means)\b", re.IGNORECASE)
 
 
-_FIRST_PERSON_START = re.compile(r"(?:[\w']+,?\s+){0,3}?(?:I|[Ww]e)\b")
+# chat puts "me" first in a joint subject: "me and Tomasz split up", "so me and Dee moved to Leeds": the subject the
+# rules read is "Tomasz and I" (not "me and the kids" or "between me and Tom")
+_ME_AND = re.compile(rf"(?P<pre>^|[,;:]\s+|\b(?i:so|and|but|then|well)\s+)(?<!between\s)[Mm]e\s+(?:and|&)\s+(?P<name>{NAME})\s+"
+                     r"(?=(?:(?:just|finally|recently|officially|have|had|both|then)\s+)*[a-z]+(?:ed|t|ke|ew)\b)")
+_FIRST_PERSON_START = re.compile(r"(?:[\w']+[,:]?\s+){0,3}?(?:I|[Ww]e)\b")
 # "I sold the Volvo and bought a Mazda", "we moved out of X and now live in Y": the second verb shares the "I"
 _SHARED_SUBJECT = re.compile(
     r"(?<=\s)(?P<conj>and|but|then)\s+(?=(?:then\s+)?(?:took|bought|joined|started|moved|got|adopted|sold|left|"
-    r"quit|began|picked|switched|relocated|settled|stopped|dropped|went|traded|swapped|retired|finished|passed)\b|"
+    r"quit|began|picked|switched|relocated|settled|stopped|dropped|went|traded|swapped|retired|finished|passed|"
+    r"transferred|enrolled|rehomed|divorced|(?:have|has)\s+been)\b|"
     r"now\s+(?:live|work|study)\b)")
+
+
+# "ended up rehoming Kiwi", "we wound up selling the flat": the gerund after "end up" happened, so it is read as its
+# past tense, which the topics' endings and changes know ("rehomed Kiwi", "sold the flat")
+_ENDED_UP = re.compile(r"\b(?:ended|wound|end|ending)\s+up\s+(?P<verb>[a-z]{2,}ing)\b", re.IGNORECASE)
+_IRREGULAR_PAST = {"selling": "sold", "giving": "gave", "leaving": "left", "quitting": "quit", "getting": "got",
+                   "taking": "took", "putting": "put", "buying": "bought", "breaking": "broke", "splitting": "split",
+                   "finding": "found", "losing": "lost", "letting": "let", "going": "went", "making": "made",
+                   "having": "had", "being": "was", "doing": "did", "trading": "traded", "swapping": "swapped",
+                   "dropping": "dropped", "stopping": "stopped", "shutting": "shut", "sending": "sent", "running": "ran"}
+
+
+def past_of_gerund(gerund: str) -> str:
+    """ "rehoming" -> "rehomed", "adopting" -> "adopted", "selling" -> "sold" (pure): the stem plus "-ed" is right for
+    a verb whose gerund dropped a final "e" or kept its stem whole; the common irregular ones are listed."""
+    low = gerund.lower()
+    if low in _IRREGULAR_PAST:
+        return _IRREGULAR_PAST[low]
+    stem = low[:-3]
+    return stem + "ed"
+
+
+def ended_up(text: str) -> str:
+    """The sentence with "ended up <verb>ing" said as "<verb>ed" (pure)."""
+    return _ENDED_UP.sub(lambda m: past_of_gerund(m["verb"]), text) if "up" in text else text
 
 
 def with_subject(text: str) -> str:
     """The sentence with its dropped "I" put back, so the subject rules can read it:
     at its start ("Got laid off ...", "Born in ...") and after "and" when the
     sentence is about the speaker ("I gave up running and took up swimming")."""
-    if _NO_SUBJECT.match(text):
+    if m := _NO_SUBJECT.match(text):
+        # "Finally defended and graduated from ETH": the dropped "I" is the subject of both verbs
+        text = text if m["conj"] is None else f"{text[:m.end('conj')]} I{text[m.end('conj'):]}"
         text = f"I {text[0].lower()}{text[1:]}"
     elif _NO_SUBJECT_BE.match(text):
         text = f"I was {text[0].lower()}{text[1:]}"
     elif _NO_SUBJECT_ING.match(text) and not _GERUND_SUBJECT.match(text):
         text = f"I'm {text[0].lower()}{text[1:]}"
+    elif (introduced := roles.introduced_at(text)) is not None:
+        text = introduced
     elif _NO_SUBJECT_BEEN.match(text):
         text = f"I've {text[0].lower()}{text[1:]}"
     elif (m := _INTRODUCED_HERE.match(text)) and m["who"].split()[0].casefold() not in STOP_NAMES and not any(
             w in _NOT_WHO for w in m["who"].casefold().split()):
         text = f"I'm {text[:m.end('who')]}{text[m.end():]}"  # its case kept: "Sarah here" is a name
+    if "e and " in text or "e & " in text:  # a substring test first: the pattern is slow on every sentence
+        text = _ME_AND.sub(lambda m: f"{m['pre']}{m['name']} and I ", text)
     if _FIRST_PERSON_START.match(text):
         text = _SHARED_SUBJECT.sub(lambda m: f"{m['conj']} I ", text)
     return text

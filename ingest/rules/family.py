@@ -19,9 +19,11 @@ _AND = re.compile(r"\s+(?:and|or|&)\b", re.IGNORECASE)
 # ------------------------------------------------------------------ patterns
 
 _NAME_NEXT = rf"\s+(?={NAME})"
+# a title before the name is no part of who it is: "my husband, Dr. Anil Mehta,", "my wife Prof. Ruth Okafor"
+_TITLE = r"(?:(?-i:Dr|Prof|Mr|Mrs|Ms|Mx|Rev|Capt|Sgt|Lt|Col|Maj|Sir|Dame)\.?\s+)?"
 FAMILY_NAMED = rule(
     rf"(?:\b(?P<my>my|our)|\b(?P<owner>{NAME})'s)\s+(?:{REL_MODIFIERS}\s+)?(?P<rel>{RELS})"
-    rf"(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+(?:called|named)|,)?\s+(?P<name>{NAME})\b",
+    rf"(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+(?:called|named)|,)?\s+{_TITLE}(?P<name>{NAME})\b",
     RELATIONS,
 )
 FAMILY_IS = rule(
@@ -56,10 +58,15 @@ ENDED_BY_OTHER = rule(
 NOT_WITH = subject_rule("BE not with", "BE no longer with", "BE not together with", "BE no longer together with",
                         tail=_NAME_NEXT, keywords=("with",))
 # a new partner: "I'm seeing Chloe", "I've started dating Hana", "I'm with Daniel now"
+# a person described before the name: "seeing a lovely guy called Idris", "dating this girl named Mia from work"
+# (person nouns only: "seeing a doctor called Patel" is a consultation)
+_SOMEONE_NAMED = (r"(?:someone|(?:a|this|an)\s+(?:[a-z-]+\s+){0,2}?(?:guy|girl|man|woman|lad|bloke|chap|fella|fellow|"
+                  r"lass|person|someone))\s+(?:named|called)")
 SEEING = subject_rule("BE seeing", "HAVE been seeing", "started seeing", "HAVE started seeing", "HAVE started dating",
-                      "BE going out with", "started going out with", "BE seeing someone (?:named|called)",
-                      "BE dating someone (?:named|called)", tail=_NAME_NEXT,
-                      keywords=("seeing", "dating", "going out"))
+                      "BE going out with", "started going out with", *(f"{verb} {_SOMEONE_NAMED}" for verb in (
+                          "BE seeing", "HAVE been seeing", "started seeing", "HAVE started seeing", "BE dating",
+                          "HAVE been dating", "started dating", "HAVE started dating")),
+                      tail=_NAME_NEXT, keywords=("seeing", "dating", "going out"))
 WITH_NOW = subject_rule("BE with", "BE together with", tail=rf"\s+(?={NAME}\s+now\b)", keywords=("now",))
 BREAKUP = subject_rule("broke up with", "HAVE broken up with", "split up with", "divorced", "HAVE divorced",
                        "got divorced from", "BE divorced from", "separated from", "HAVE separated from",

@@ -12,7 +12,7 @@ import re
 
 from graphmem.ingest.rules.drafts import (
     DIETARY, HEALTH, QUANTITY, Draft, Rule, Sentence, article, match_span, subject_of)
-from graphmem.ingest.rules.grammar import ADV, subject_rule
+from graphmem.ingest.rules.grammar import ADV, rule, subject_rule
 from graphmem.ingest.rules.text import (
     MAX_OBJECT_CHARS, PREP_STOP, REJECT_OBJECT_START, strip_article, take_phrase)
 
@@ -74,6 +74,19 @@ def normalise_food(phrase: str) -> str:
     """ "a bit of spice", "spicy foods" -> "spicy food"; otherwise lowercased, articles gone."""
     food = strip_article(phrase.lower()).strip()
     return "spicy food" if food in SPICY_FOOD else food
+
+
+# a diet said as a clause of its own, by the speaker about now: "I started eating fish again - pescatarian these days.",
+# "Vegan now, fully." (a clause that is the diet word and "these days / now / nowadays", nothing else)
+DIET_NOWADAYS = rule(rf"(?:^|[,;:]\s+|\s[-\u2013\u2014]+\s+)(?:(?:mostly|strictly|fully|basically|pretty\s+much)\s+)?"
+                     rf"(?P<diet>{DIET_WORDS})\s+(?:these\s+days|nowadays|now)(?=\s*(?:[.,;!]|$))", DIETS)
+
+
+def nowadays(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "- pescatarian these days.": the speaker's diet, from the session on."""
+    name = _diet_name(m["diet"])
+    return [Draft(s.speaker, "DIET", name, f"{s.speaker} is {name}", "state", HEALTH, True, "DIET",
+                  span=(m.start("diet"), m.end()))]
 
 
 def _diet_name(word: str) -> str:
@@ -170,7 +183,7 @@ def eats(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule(END_DIET, end_diet), Rule(DIET, diet), Rule(DIET_ON, diet), Rule(LACTOSE, lactose),
+    Rule(END_DIET, end_diet), Rule(DIET, diet), Rule(DIET_ON, diet), Rule(DIET_NOWADAYS, nowadays), Rule(LACTOSE, lactose),
     Rule(ALLERGY, allergy), Rule(ALLERGY_NOUN, allergy_noun),
     Rule(AVOIDS, avoids), Rule(EATS, eats),
 )

@@ -101,6 +101,14 @@ _LEASE_ENDED = (r"\b(?:the|our|my)\s+(?:lease|tenancy|rental|contract)\s+(?:on|f
 _HOME_LEFT = (r"\b(?:moved\s+out\s+of|left|gave\s+up|handed\s+back\s+the\s+keys\s+(?:to|on)|said\s+goodbye\s+to)\s+"
               r"(?:my|our|the)\s+(?:(?:old|little|tiny|first)\s+)?(?P<obj>(?-i:(?:(?:St|Mt|Ft)\.\s)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))\s+"
               r"(?:flat|apartment|place|house|home|studio|condo|rental|bedsit|loft|digs)\b")
+# the same endings with the place after the home: "handed back the keys to my flat in Leeds", "moved out of our house in
+# Didsbury", "sold my two-bed in Hove"; any dwelling word, a few words between ("my tiny rented flat in"); plain "left"
+# is no ending here ("I left my flat in Leeds at eight")
+_HOME_LEFT_IN = (r"\b(?:moved\s+out\s+of|gave\s+up|sold|gave\s+notice\s+on|cleared\s+out\s+of|said\s+goodbye\s+to|"
+                 r"(?:handed|gave|turned)\s+(?:back|in|over)\s+the\s+keys\s+(?:to|on|of|for)|"
+                 r"(?:returned|handed\s+over)\s+the\s+keys\s+(?:to|on|of|for))\s+"
+                 rf"(?:my|our|the)\s+(?:[a-z-]+\s+){{0,2}}?{DWELLINGS}\s+in\s+"
+                 r"(?P<obj>(?-i:(?:(?:St|Mt|Ft)\.\s)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))\b")
 _LEFT_FOR_GOOD = r"\bleft\s+(?P<obj>(?-i:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}))\s+(?:for\s+good|for\s+ever|forever|and\s+(?:never|moved|relocated|headed|bought|settled))\b"
 
 # ------------------------------------------------------------------ arriving at a place, a job or a school
@@ -824,6 +832,8 @@ _TABLE: tuple[Rule, ...] = (
     Rule(_r(_LEASE_ENDED, ("lease", "tenancy", "rental", "contract")), _slots_end(("LIVES_IN",)), False),
     Rule(_r(_HOME_LEFT, ("flat", "apartment", "place", "house", "home", "studio", "condo", "rental", "bedsit", "loft",
                          "digs")), _slots_end(("LIVES_IN",)), False),
+    Rule(_r(_HOME_LEFT_IN, ("moved out", "gave up", "sold", "notice", "cleared out", "goodbye", "keys")),
+         _slots_end(("LIVES_IN",)), False),
     Rule(_r(_LEFT_FOR_GOOD, ("left",)), _slots_end(("LIVES_IN", "WORKS_AT", "STUDIES_AT")), False),
     Rule(_r(HOME_BEGINS, ("moved", "relocated", "sticks", "decamped", "emigrated", "move", "jump", "headed", "went", "came",
                           "drove", "took", "brought", "sent", "renting", "living", "settled", "based", "staying",

@@ -53,6 +53,13 @@ WORK_DEPT = rule(rf"{_I_AM}(?:in|on|with)\s+(?:the\s+)?{DEPARTMENTS}\s+(?:team\s
 # "three months in at Bramble Digital", "a year in at the council"
 TIME_IN_AT = rule(r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+few|few|couple\s+of|"
                   r"several|\d+)\s+)?(?:days?|weeks?|months?|years?)\s+in\s+at\s+" + _ORG, (" in at ",))
+# a sentence that opens with how long the speaker has been in a place, verb dropped: "Nearly three years in Leeds and I
+# still haven't seen the Dales", "Two years in Berlin now, and ..."; years, not days or weeks (a trip), and not told as
+# over ("Five years in Rome was enough": "was" follows)
+YEARS_IN = rule(r"^(?:(?:nearly|almost|over|about|around|just\s+over|well\s+over|coming\s+up\s+(?:on|to)|more\s+than)\s+)?"
+                r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a\s+few|a\s+couple\s+of|"
+                r"several|\d{1,2})\s+(?:years?|decades?)\s+in\s+(?=(?:the\s+)?(?-i:[A-Z])[^,.;!?]*?(?:\s+now)?\s*"
+                r"(?:,|\s+and\b|\s+now\b|\s+already\b)(?!\s+(?:was|were)\b))", (" in ",))
 # the length of a working life with what it was spent doing: "twenty-six years driving for Greyhound", "ten years teaching
 # at Hillside"; work verbs only ("two years waiting for Amazon" is no job) and an organisation's name after
 _WORK_GERUND = alt("""
@@ -320,6 +327,18 @@ def trade_for(m: re.Match[str], s: Sentence) -> list[Draft]:
     return works_at(m, s)
 
 
+_DEPARTMENT = re.compile(rf"(?:the\s+)?{DEPARTMENTS}$", re.IGNORECASE)
+
+
+def years_in(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Nearly three years in Leeds and ...": a home, unless the name is a field of work ("ten years in Marketing")
+    or an organisation ("three years in the Army", "two years in Barclays Bank")."""
+    place = _name(s, m.end())
+    if place is None or _DEPARTMENT.match(place.name) or ORG_WORD.search(place.name) or _schoolish(place.name):
+        return []
+    return lives_in(m, s)
+
+
 def lives_in(m: re.Match[str], s: Sentence) -> list[Draft]:
     place = _name(s, m.end())
     if place is None or about_someone_else(s, m.start()) or _TRAVEL_NEAR.search(s.text, m.start()):
@@ -463,7 +482,7 @@ RULES: tuple[Rule, ...] = (
     Rule(STUDENT_AT, studies_at), Rule(QUALIFICATION_AT, studies_at), Rule(ENROLLED_AT, studies_at),
     Rule(TRANSFERRED, transferred), Rule(SINCE_MOVE, lives_in, False), Rule(NOW_THAT_IN, lives_in, False),
     Rule(NOW_THAT_AT, now_at, False), Rule(WITH_ME_IN, lives_in, False), Rule(RENT_IN, rents_in),
-    Rule(UPKEEP_IN, upkeep_in), Rule(BEEN_HERE, been_here, False),
+    Rule(UPKEEP_IN, upkeep_in), Rule(BEEN_HERE, been_here, False), Rule(YEARS_IN, years_in, False),
     Rule(LIVING_IN, lives_in), Rule(WITH_ORG_NOW, with_org), Rule(FIRST_AT, first_at, False),
     Rule(I_AM_IN, i_am_in),
     Rule(TRADE_FOR, trade_for), Rule(TRADE_AT, works_at), Rule(TIME_INTO, time_into, False),

@@ -36,13 +36,19 @@ OWNS_NEW = subject_rule("got", "HAVE got", "HAVE gotten", "have", "has",
 
 # a named make: "I drive a Subaru Outback", "I've got a Honda Civic that I use", "got myself a Toyota Prius"
 OWNS_MAKE = subject_rule("drive[s]?", "BE driving", "HAVE got", "got myself", "HAVE got myself", "bought myself",
-                         "have", "has", "own[s]?",
+                         "have", "has", "own[s]?", "picked up", "HAVE picked up",
                          tail=r"\s+(?:a|an|my|our)\s+(?:(?:old|new|brand-new|used|second-hand|secondhand|little|red|blue|"
                               r"black|white|silver|grey|gray|green)\s+)*(?=(?-i:[A-Z]))",
-                         keywords=("drive", "driving", "got", "have", "has", "own"))
+                         keywords=("drive", "driving", "got", "have", "has", "own", "picked up"))
 # what may follow the make's name: the end of the clause or a word that starts another part of it
 _AFTER_MAKE = re.compile(r"\s*(?:[,.;:!?)]|$)|\s+(?:that|which|I|we|and|but|in|at|for|from|with|since|now|these|"
                          r"last|this|to|because|so)\b")
+
+# the kind of thing after its make: "a Laser dinghy", "a Fender guitar", "a Trek bike" (not "a Spanish class"); it
+# lets the make be read, which names the thing as the other rules do
+_KIND_AFTER_MAKE = re.compile(r"\s+(?P<kind>dinghy|boat|yacht|kayak|canoe|bike|car|van|truck|motorbike|motorcycle|scooter|"
+                              r"guitar|bass|piano|keyboard|camera|laptop|phone|watch|console|drone|tent|caravan|"
+                              r"surfboard|paddleboard|board)\b")
 
 # ------------------------------------------------------------------ handlers
 
@@ -137,10 +143,12 @@ def owns_make(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "I drive a Subaru Outback": OWNS a named make, only when nothing lowercase follows the
     name ("a Spanish class", "a Zoom call" name no thing owned)."""
     obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
-    if obj is None or not _AFTER_MAKE.match(s.text, obj.end) or obj.name.split()[0].lower() in STOP_NAMES or \
+    kind = _KIND_AFTER_MAKE.match(s.text, obj.end) if obj is not None else None
+    end = kind.end() if kind else obj.end if obj is not None else 0
+    if obj is None or not _AFTER_MAKE.match(s.text, end) or obj.name.split()[0].lower() in STOP_NAMES or \
             names_a_pet(obj.name.split()[-1]):
         return []
-    name = obj.name
+    name = obj.name  # the make alone, as the other rules name it ("my Kawai", "sold the Laser")
     return [Draft(subject_of(m, s), "OWNS", name, f"{subject_of(m, s)} owns {article(name)} {name}",
                   "event" if re.search(r"\b(?:got|bought)\b", m[0], re.I) else "state", OWN,
                   span=match_span(m, obj.end))]

@@ -41,7 +41,7 @@ PHRASE_STOP = re.compile(
     r"until|unless|or|now|anymore|any\s+more|again|too|"
     r"lately|recently|already|these\s+days|nowadays|right\s+now|at\s+the\s+moment|at\s+all|a\s+lot|"
     r"so\s+much|very\s+much|as\s+well|together|anyway|haha|lol|every|each|sometimes|often|usually|always|"
-    r"daily|weekly|nowadays|someday|one\s+day|soon|instead|"
+    r"daily|weekly|nowadays|someday|one\s+day|soon|instead|back\s+(?=(?:in|on|around|during|when)\b)|"
     # when and how often, which no object includes: "baking bread on Sundays", "Iceland next summer"
     r"(?:next|last|this|every|each)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning|"
     r"evening|night|time|day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"

@@ -79,7 +79,7 @@ def test_the_sets_are_big_enough_and_use_the_extractor_s_vocabulary():
 @pytest.mark.parametrize("filename", ["timeline_holdout.json", "timeline_holdout2.json", "timeline_holdout3.json",
                                       "timeline_holdout4.json", "timeline_holdout5.json",
                                       "timeline_holdout6.json", "timeline_holdout7.json",
-                                      "timeline_holdout8.json"])
+                                      "timeline_holdout8.json", "timeline_holdout9.json"])
 def test_the_holdout_timelines_carry_their_own_dates(filename):
     tset = xs.load_timeline_set(DATA / filename)
     assert len(tset.cases) == 15 and len({c.id for c in tset.cases}) == 15
