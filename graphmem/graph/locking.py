@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import redis
+from redis.exceptions import LockNotOwnedError
 from redis.lock import Lock
 
 from graphmem.schema.errors import StoreError
@@ -50,6 +52,7 @@ class UserLock:
         self._local = threading.RLock()
         self._depth = 0
         self._ttl = ttl
+        self._renewed = 0.0  # monotonic time the key's expiry was last set, for the report of a loss
         self._shared = Lock(client, lock_key(user_id), timeout=ttl, sleep=POLL, blocking_timeout=wait, thread_local=False)
         self._stop: threading.Event | None = None
 
@@ -79,14 +82,17 @@ class UserLock:
             raise StoreError(f"taking the write lock {self._shared.name!r} failed: {exc}") from exc
         if not acquired:
             raise StoreError(f"another writer held {self._shared.name!r} for longer than {self._shared.blocking_timeout} s")
+        self._renewed = time.monotonic()
         self._stop = threading.Event()
         threading.Thread(target=self._renew, args=(self._stop,), daemon=True, name=f"renew {self._shared.name}").start()
 
     def _renew(self, stop: threading.Event) -> None:
         """Push the expiry back every third of the ttl until released."""
         while not stop.wait(self._ttl / 3):
+            sent = time.monotonic()
             try:
                 self._shared.reacquire()
+                self._renewed = sent
             except redis.exceptions.RedisError as exc:
                 if not stop.is_set():  # else released while this woke up: nothing is wrong
                     log.error("could not renew %s, another writer may enter after its ttl: %s", self._shared.name, exc)
@@ -98,6 +104,12 @@ class UserLock:
             self._stop = None
         try:
             self._shared.release()
+        except LockNotOwnedError:
+            # never a race: the key was ours until this moment, so it expired or
+            # was taken while this writer was still inside its critical section
+            log.error("lost %s while holding it (last renewed %.1f s before the release, ttl %.0f s): "
+                      "another writer may have written this user at the same time",
+                      self._shared.name, time.monotonic() - self._renewed, self._ttl)
         except redis.exceptions.RedisError as exc:
-            # the work is done and written; only the lock's expiry was missed
+            # the server could not be asked: the key expires by its ttl
             log.warning("releasing %s: %s", self._shared.name, exc)
