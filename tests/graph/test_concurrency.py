@@ -145,6 +145,31 @@ def stalled(store: Store, seconds: float) -> None:
         os.kill(pid, signal.SIGCONT)
 
 
+def test_a_server_stalled_for_longer_than_the_old_margin_keeps_the_lock(tmp_path):
+    """The lost lock of the forget benchmark: a stall of the server (FalkorDB
+    writes hold its global lock while they commit) longer than the ttl left after
+    the last renewal let the key expire while its writer held it.
+
+    32 s from the moment of taking the lock exceeds the old 30 s ttl (renewed every
+    10 s, so a renewal was queued behind the stall and came too late): on that
+    code the key is gone and a second client of the server takes the lock.
+    """
+    store = Store.open(data_dir=tmp_path / "gm")
+    other = Store.open(data_dir=tmp_path / "gm")  # a second client of the same server
+    try:
+        with store.user_lock("u"):
+            token = store.execute("GET", lock_key("u"))
+            stalled(store, 32.0)
+            assert store.execute("GET", lock_key("u")) == token
+            with pytest.raises(StoreError, match="another writer held"):
+                with UserLock(other._db.connection, "u", wait=0.5):
+                    pass
+        assert store.execute("EXISTS", lock_key("u")) == 0
+    finally:
+        other.close()
+        store.close()
+
+
 def test_a_lock_lost_while_held_is_reported_as_an_error_on_release(tmp_path, caplog):
     """A stall at the very end of the critical section (the bench's last write) makes
     the renewal fail just as the release starts, so the renewal stays silent; the
