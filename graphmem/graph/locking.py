@@ -9,21 +9,41 @@ with ``SET NX PX`` and released by a token-checked Lua script (redis-py's
 clients of one data dir share that server, and so do service workers pointed at
 one ``GRAPHMEM_FALKORDB_URL``, so one mechanism covers both.
 
-The key has a time to live, renewed while it is held, so a writer that dies
-(``kill -9``) blocks the others for at most `LOCK_TTL` seconds.
+The key has a time to live, renewed every `RENEW_EVERY` seconds while it is
+held, so a writer that dies (``kill -9``) blocks the others for at most
+`LOCK_TTL` seconds.
+
+Why the ttl is long and the renewal frequent: the key's expiry runs on the
+server's wall clock, and a stalled server runs no command, renewals included,
+while that clock goes on. Stalls are ordinary: a FalkorDB write holds the
+server's global lock while it commits (redis's latency monitor, event
+``module-acquire-GIL``: up to 3.2 s while importing 2,000 facts at load 5 on 2
+cores), and an ``appendfsync always`` fsync under I/O load or a descheduled
+server adds to it. A stall longer than the ttl left since the
+last renewal loses the lock, and the next writer queued behind the stall
+enters. No renewal can help during a stall; only the margin, ttl minus the
+renewal interval, does. It was 20 s (30 s ttl renewed every 10 s); a whole
+``make bench`` lost ``graphmem:lock:bench_forget_4`` at the end of an import,
+with the signature a stalled server gives (a failed release and no renewal
+error: the renewal failed as the release began). It is now 119 s. The cost
+is only after a crash: waiters (who wait up to `LOCK_WAIT`) wait up to
+`LOCK_TTL` for a dead holder's key to expire.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import redis
+from redis.exceptions import LockNotOwnedError
 from redis.lock import Lock
 
 from graphmem.schema.errors import StoreError
 
-LOCK_TTL = 30.0
+LOCK_TTL = 120.0
+RENEW_EVERY = 1.0
 LOCK_WAIT = 600.0
 POLL = 0.01
 
@@ -50,6 +70,7 @@ class UserLock:
         self._local = threading.RLock()
         self._depth = 0
         self._ttl = ttl
+        self._renewed = 0.0  # monotonic time the key's expiry was last set, for the report of a loss
         self._shared = Lock(client, lock_key(user_id), timeout=ttl, sleep=POLL, blocking_timeout=wait, thread_local=False)
         self._stop: threading.Event | None = None
 
@@ -79,14 +100,17 @@ class UserLock:
             raise StoreError(f"taking the write lock {self._shared.name!r} failed: {exc}") from exc
         if not acquired:
             raise StoreError(f"another writer held {self._shared.name!r} for longer than {self._shared.blocking_timeout} s")
+        self._renewed = time.monotonic()
         self._stop = threading.Event()
         threading.Thread(target=self._renew, args=(self._stop,), daemon=True, name=f"renew {self._shared.name}").start()
 
     def _renew(self, stop: threading.Event) -> None:
-        """Push the expiry back every third of the ttl until released."""
-        while not stop.wait(self._ttl / 3):
+        """Push the expiry back every `RENEW_EVERY` s (a third of a shorter ttl) until released."""
+        while not stop.wait(min(RENEW_EVERY, self._ttl / 3)):
+            sent = time.monotonic()
             try:
                 self._shared.reacquire()
+                self._renewed = sent
             except redis.exceptions.RedisError as exc:
                 if not stop.is_set():  # else released while this woke up: nothing is wrong
                     log.error("could not renew %s, another writer may enter after its ttl: %s", self._shared.name, exc)
@@ -98,6 +122,12 @@ class UserLock:
             self._stop = None
         try:
             self._shared.release()
+        except LockNotOwnedError:
+            # never a race: the key was ours until this moment, so it expired or
+            # was taken while this writer was still inside its critical section
+            log.error("lost %s while holding it (last renewed %.1f s before the release, ttl %.0f s): "
+                      "another writer may have written this user at the same time",
+                      self._shared.name, time.monotonic() - self._renewed, self._ttl)
         except redis.exceptions.RedisError as exc:
-            # the work is done and written; only the lock's expiry was missed
+            # the server could not be asked: the key expires by its ttl
             log.warning("releasing %s: %s", self._shared.name, exc)

@@ -5,6 +5,9 @@ Real processes on one embedded FalkorDB (they share its server), real MiniLM.
 
 from __future__ import annotations
 
+import logging
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -13,9 +16,12 @@ from datetime import datetime, timezone
 from itertools import combinations
 from pathlib import Path
 
+import pytest
+
 from graphmem import Memory
 from graphmem.graph.locking import UserLock, lock_key
 from graphmem.graph.store import Store
+from graphmem.schema.errors import StoreError
 
 CHILD = Path(__file__).with_name("concurrency_child.py")
 
@@ -123,5 +129,57 @@ def test_a_lock_held_longer_than_its_ttl_is_renewed(tmp_path):
             assert store.execute("GET", lock_key("u")) == token
             assert 0 < store.execute("PTTL", lock_key("u")) <= 600
         assert store.execute("EXISTS", lock_key("u")) == 0
+    finally:
+        store.close()
+
+
+def stalled(store: Store, seconds: float) -> None:
+    """Stop the real embedded server for `seconds` (SIGSTOP, then SIGCONT): a
+    stall like an fsync under I/O load, during which no command runs and the
+    server's clock, which expires keys, goes on."""
+    pid = store.server_pid
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep(seconds)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_a_server_stalled_for_longer_than_the_old_margin_keeps_the_lock(tmp_path):
+    """The lost lock of the forget benchmark: a stall of the server (FalkorDB
+    writes hold its global lock while they commit) longer than the ttl left after
+    the last renewal let the key expire while its writer held it.
+
+    32 s from the moment of taking the lock exceeds the old 30 s ttl (renewed every
+    10 s, so a renewal was queued behind the stall and came too late): on that
+    code the key is gone and a second client of the server takes the lock.
+    """
+    store = Store.open(data_dir=tmp_path / "gm")
+    other = Store.open(data_dir=tmp_path / "gm")  # a second client of the same server
+    try:
+        with store.user_lock("u"):
+            token = store.execute("GET", lock_key("u"))
+            stalled(store, 32.0)
+            assert store.execute("GET", lock_key("u")) == token
+            with pytest.raises(StoreError, match="another writer held"):
+                with UserLock(other._db.connection, "u", wait=0.5):
+                    pass
+        assert store.execute("EXISTS", lock_key("u")) == 0
+    finally:
+        other.close()
+        store.close()
+
+
+def test_a_lock_lost_while_held_is_reported_as_an_error_on_release(tmp_path, caplog):
+    """A stall at the very end of the critical section (the bench's last write) makes
+    the renewal fail just as the release starts, so the renewal stays silent; the
+    failed release is then the only witness, and it must not read as harmless."""
+    store = Store.open(data_dir=tmp_path / "gm")
+    try:
+        with caplog.at_level(logging.WARNING, logger="graphmem.graph.locking"):
+            with UserLock(store._db.connection, "u", ttl=1.0):
+                stalled(store, 2.0)
+        lost = [r for r in caplog.records if "lost graphmem:lock:u while holding it" in r.getMessage()]
+        assert [r.levelno for r in lost] == [logging.ERROR]
     finally:
         store.close()
