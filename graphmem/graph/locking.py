@@ -25,17 +25,30 @@ enters. No renewal can help during a stall; only the margin, ttl minus the
 renewal interval, does. It was 20 s (30 s ttl renewed every 10 s); a whole
 ``make bench`` lost ``graphmem:lock:bench_forget_4`` at the end of an import,
 with the signature a stalled server gives (a failed release and no renewal
-error: the renewal failed as the release began). It is now 119 s. The cost
-is only after a crash: waiters (who wait up to `LOCK_WAIT`) wait up to
-`LOCK_TTL` for a dead holder's key to expire.
+error: the renewal failed as the release began). It is now 119 s.
+
+A long ttl would make a crash expensive (waiters wait for a dead holder's key
+to expire), so the token names its holder: host, boot time, pid and the
+process's start time, then a random part. A waiter that finds the key held by
+a process of its own machine that no longer runs (the pid is gone, or reused
+by a process started at another time) deletes the key, checking the token in
+the same script, and takes the lock at once. Embedded clients always share a
+machine, so after a ``kill -9`` the next writer waits a poll, not the ttl. A
+holder on another machine (a shared ``GRAPHMEM_FALKORDB_URL``) or a live but
+hung one is waited for: its key expires after `LOCK_TTL`.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
 import time
+import uuid
+from functools import lru_cache
 
+import psutil
 import redis
 from redis.exceptions import LockNotOwnedError
 from redis.lock import Lock
@@ -46,12 +59,45 @@ LOCK_TTL = 120.0
 RENEW_EVERY = 1.0
 LOCK_WAIT = 600.0
 POLL = 0.01
+CHECK_HOLDER_EVERY = 0.2  # seconds between looks at who holds the key, while waiting
+
+# delete the key only if it still holds the token the waiter judged dead
+_DELETE_IF = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
 
 log = logging.getLogger(__name__)
 
 
 def lock_key(user_id: str) -> str:
     return f"graphmem:lock:{user_id}"
+
+
+@lru_cache(maxsize=1)
+def _machine() -> str:
+    return f"{socket.gethostname()}|{psutil.boot_time():.0f}"
+
+
+def _process(pid: int) -> str:
+    return f"{pid}|{psutil.Process(pid).create_time():.2f}"
+
+
+def holder_token() -> str:
+    """A token naming this process (machine, boot, pid, start time) and unique per take."""
+    return f"{_machine()}|{_process(os.getpid())}|{uuid.uuid4().hex}"
+
+
+def holder_is_dead(token: str) -> bool:
+    """Whether `token` names a process of this machine that no longer runs. Anything
+    else (another machine, another boot, a token of another form, a live process)
+    is not known dead."""
+    parts = token.split("|")
+    if len(parts) != 5 or "|".join(parts[:2]) != _machine() or not parts[2].isdigit():
+        return False
+    try:
+        return _process(int(parts[2])) != "|".join(parts[2:4])
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.Error:
+        return False
 
 
 class UserLock:
@@ -69,9 +115,9 @@ class UserLock:
     def __init__(self, client: redis.Redis, user_id: str, *, ttl: float = LOCK_TTL, wait: float = LOCK_WAIT) -> None:
         self._local = threading.RLock()
         self._depth = 0
-        self._ttl = ttl
+        self._ttl, self._wait, self._client = ttl, wait, client
         self._renewed = 0.0  # monotonic time the key's expiry was last set, for the report of a loss
-        self._shared = Lock(client, lock_key(user_id), timeout=ttl, sleep=POLL, blocking_timeout=wait, thread_local=False)
+        self._shared = Lock(client, lock_key(user_id), timeout=ttl, sleep=POLL, thread_local=False)
         self._stop: threading.Event | None = None
 
     def __enter__(self) -> "UserLock":
@@ -94,15 +140,27 @@ class UserLock:
             self._local.release()
 
     def _acquire_shared(self) -> None:
+        deadline = time.monotonic() + self._wait
+        next_look = time.monotonic() + CHECK_HOLDER_EVERY
         try:
-            acquired = self._shared.acquire()
+            while not self._shared.acquire(blocking=False, token=holder_token()):
+                if time.monotonic() >= deadline:
+                    raise StoreError(f"another writer held {self._shared.name!r} for longer than {self._wait} s")
+                if time.monotonic() >= next_look:
+                    self._take_from_dead_holder()
+                    next_look = time.monotonic() + CHECK_HOLDER_EVERY
+                time.sleep(POLL)
         except redis.exceptions.RedisError as exc:
             raise StoreError(f"taking the write lock {self._shared.name!r} failed: {exc}") from exc
-        if not acquired:
-            raise StoreError(f"another writer held {self._shared.name!r} for longer than {self._shared.blocking_timeout} s")
         self._renewed = time.monotonic()
         self._stop = threading.Event()
         threading.Thread(target=self._renew, args=(self._stop,), daemon=True, name=f"renew {self._shared.name}").start()
+
+    def _take_from_dead_holder(self) -> None:
+        held = self._client.get(self._shared.name)
+        token = held.decode() if isinstance(held, bytes) else held
+        if token and holder_is_dead(token) and self._client.eval(_DELETE_IF, 1, self._shared.name, token):
+            log.warning("took %s from a writer that died holding it (%s)", self._shared.name, token)
 
     def _renew(self, stop: threading.Event) -> None:
         """Push the expiry back every `RENEW_EVERY` s (a third of a shorter ttl) until released."""

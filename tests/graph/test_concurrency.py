@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import Memory
-from graphmem.graph.locking import UserLock, lock_key
+from graphmem.graph.locking import UserLock, holder_is_dead, holder_token, lock_key
 from graphmem.graph.store import Store
 from graphmem.schema.errors import StoreError
 
@@ -114,6 +114,54 @@ def test_a_lock_left_by_a_dead_writer_expires(tmp_path):
         store.execute("SET", lock_key("u"), "dead-writer", "PX", 300)
         with store.user_lock("u"):
             assert store.execute("GET", lock_key("u")) not in (b"dead-writer", "dead-writer")
+    finally:
+        store.close()
+
+
+HOLD_AND_WAIT = """
+import sys, time
+from pathlib import Path
+from graphmem.graph.store import Store
+store = Store.open(data_dir=Path(sys.argv[1]))
+with store.user_lock("u"):
+    print(store.execute("GET", "graphmem:lock:u"), flush=True)
+    time.sleep(120)
+"""
+
+
+def test_a_lock_left_by_a_killed_writer_is_taken_without_waiting_for_its_ttl(tmp_path):
+    """Another process takes the lock on the shared embedded server and is killed
+    with it held; the next writer takes the lock within seconds, not the 120 s ttl."""
+    store = Store.open(data_dir=tmp_path / "gm")
+    child = subprocess.Popen([sys.executable, "-c", HOLD_AND_WAIT, str(tmp_path / "gm")], stdout=subprocess.PIPE,
+                             text=True, env=os.environ | {"HF_HUB_OFFLINE": "1"})
+    try:
+        held = child.stdout.readline().strip()
+        assert str(os.getpid()) not in held and held == store.execute("GET", lock_key("u"))
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(30)
+        assert store.execute("PTTL", lock_key("u")) > 60_000  # left to itself, the key outlives this test
+        with UserLock(store._db.connection, "u", wait=10):
+            assert store.execute("GET", lock_key("u")) not in (held, None)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        store.close()
+
+
+def test_a_live_holder_is_waited_for_and_a_stranger_is_not_judged(tmp_path):
+    """Only a holder of this machine known to be gone is taken from: a live one
+    (this very process, under another token) keeps its key."""
+    mine = holder_token()
+    assert not holder_is_dead(mine)
+    assert not holder_is_dead("dead-writer") and not holder_is_dead("elsewhere|1|42|1.00|x")
+    store = Store.open(data_dir=tmp_path / "gm")
+    try:
+        store.execute("SET", lock_key("u"), mine, "PX", 120_000)
+        with pytest.raises(StoreError, match="longer than"):
+            with UserLock(store._db.connection, "u", wait=0.6):
+                pass
+        assert store.execute("GET", lock_key("u")) == mine
     finally:
         store.close()
 
