@@ -32,9 +32,10 @@ to expire), so the token names its holder: host, boot time, pid and the
 process's start time, then a random part. A waiter that finds the key held by
 a process of its own machine that no longer runs (the pid is gone, or reused
 by a process started at another time) deletes the key, checking the token in
-the same script, and takes the lock at once. Embedded clients always share a
-machine, so after a ``kill -9`` the next writer waits a poll, not the ttl. A
-holder on another machine (a shared ``GRAPHMEM_FALKORDB_URL``) or a live but
+the same script, and takes the lock at once (the token also names the pid
+namespace, so a process in another container is never judged by our pids).
+Embedded clients always share a machine, so after a ``kill -9`` the next
+writer waits a poll, not the ttl. A holder on another machine (a shared ``GRAPHMEM_FALKORDB_URL``) or a live but
 hung one is waited for: its key expires after `LOCK_TTL`.
 """
 
@@ -73,7 +74,13 @@ def lock_key(user_id: str) -> str:
 
 @lru_cache(maxsize=1)
 def _machine() -> str:
-    return f"{socket.gethostname()}|{psutil.boot_time():.0f}"
+    """Host, boot and pid namespace: a pid names a process only within one namespace
+    (two containers may share a host name and a kernel)."""
+    try:
+        space = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        space = "-"
+    return f"{socket.gethostname()}|{psutil.boot_time():.0f}|{space}"
 
 
 def _process(pid: int) -> str:
@@ -81,7 +88,7 @@ def _process(pid: int) -> str:
 
 
 def holder_token() -> str:
-    """A token naming this process (machine, boot, pid, start time) and unique per take."""
+    """A token naming this process (machine, boot, pid namespace, pid, start time), unique per take."""
     return f"{_machine()}|{_process(os.getpid())}|{uuid.uuid4().hex}"
 
 
@@ -90,10 +97,10 @@ def holder_is_dead(token: str) -> bool:
     else (another machine, another boot, a token of another form, a live process)
     is not known dead."""
     parts = token.split("|")
-    if len(parts) != 5 or "|".join(parts[:2]) != _machine() or not parts[2].isdigit():
+    if len(parts) != 6 or "|".join(parts[:3]) != _machine() or not parts[3].isdigit():
         return False
     try:
-        return _process(int(parts[2])) != "|".join(parts[2:4])
+        return _process(int(parts[3])) != "|".join(parts[3:5])
     except psutil.NoSuchProcess:
         return True
     except psutil.Error:

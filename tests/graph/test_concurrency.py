@@ -154,7 +154,11 @@ def test_a_live_holder_is_waited_for_and_a_stranger_is_not_judged(tmp_path):
     (this very process, under another token) keeps its key."""
     mine = holder_token()
     assert not holder_is_dead(mine)
-    assert not holder_is_dead("dead-writer") and not holder_is_dead("elsewhere|1|42|1.00|x")
+    assert not holder_is_dead("dead-writer") and not holder_is_dead("elsewhere|1|pid:[1]|42|1.00|x")
+    gone = subprocess.run([sys.executable, "-c", "from graphmem.graph.locking import holder_token; print(holder_token())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert holder_is_dead(gone)
+    assert not holder_is_dead(gone.replace("pid:[", "pid:[9", 1))  # our pids say nothing of another namespace
     store = Store.open(data_dir=tmp_path / "gm")
     try:
         store.execute("SET", lock_key("u"), mine, "PX", 120_000)
