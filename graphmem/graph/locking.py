@@ -35,8 +35,9 @@ by a process started at another time) deletes the key, checking the token in
 the same script, and takes the lock at once (the token also names the pid
 namespace, so a process in another container is never judged by our pids).
 Embedded clients always share a machine, so after a ``kill -9`` the next
-writer waits a poll, not the ttl. A holder on another machine (a shared ``GRAPHMEM_FALKORDB_URL``) or a live but
-hung one is waited for: its key expires after `LOCK_TTL`.
+writer waits a poll, not the ttl. A holder on another machine (a shared
+``GRAPHMEM_FALKORDB_URL``) or a live but hung one is waited for: its key
+expires after `LOCK_TTL`.
 """
 
 from __future__ import annotations
