@@ -150,8 +150,9 @@ class UserLock:
     def _acquire_shared(self) -> None:
         deadline = time.monotonic() + self._wait
         next_look = time.monotonic() + CHECK_HOLDER_EVERY
+        token = holder_token()  # once per take: it reads /proc, and the loop polls every 10 ms
         try:
-            while not self._shared.acquire(blocking=False, token=holder_token()):
+            while not self._shared.acquire(blocking=False, token=token):
                 if time.monotonic() >= deadline:
                     raise StoreError(f"another writer held {self._shared.name!r} for longer than {self._wait} s")
                 if time.monotonic() >= next_look:

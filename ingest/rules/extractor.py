@@ -195,10 +195,7 @@ def past_of_gerund(gerund: str) -> str:
     """ "rehoming" -> "rehomed", "adopting" -> "adopted", "selling" -> "sold" (pure): the stem plus "-ed" is right for
     a verb whose gerund dropped a final "e" or kept its stem whole; the common irregular ones are listed."""
     low = gerund.lower()
-    if low in _IRREGULAR_PAST:
-        return _IRREGULAR_PAST[low]
-    stem = low[:-3]
-    return stem + "ed"
+    return _IRREGULAR_PAST.get(low, low[:-3] + "ed")
 
 
 def ended_up(text: str) -> str:

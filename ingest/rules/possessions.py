@@ -143,9 +143,10 @@ def owns_make(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "I drive a Subaru Outback": OWNS a named make, only when nothing lowercase follows the
     name ("a Spanish class", "a Zoom call" name no thing owned)."""
     obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
-    kind = _KIND_AFTER_MAKE.match(s.text, obj.end) if obj is not None else None
-    end = kind.end() if kind else obj.end if obj is not None else 0
-    if obj is None or not _AFTER_MAKE.match(s.text, end) or obj.name.split()[0].lower() in STOP_NAMES or \
+    if obj is None:
+        return []
+    kind = _KIND_AFTER_MAKE.match(s.text, obj.end)
+    if not _AFTER_MAKE.match(s.text, kind.end() if kind else obj.end) or obj.name.split()[0].lower() in STOP_NAMES or \
             names_a_pet(obj.name.split()[-1]):
         return []
     name = obj.name  # the make alone, as the other rules name it ("my Kawai", "sold the Laser")
