@@ -43,7 +43,7 @@ from graphmem.retrieval.packet import MemoryPacket
 from graphmem.retrieval.query import QueryPlan, analyze
 from graphmem.retrieval.recipes import FactList, Fusion, Reranker, SearchRecipe, TurnList
 from graphmem.retrieval.scoped import EVERY_SCOPE, ScopedView, narrow
-from graphmem.retrieval.time_prior import time_list
+from graphmem.retrieval.time_prior import time_list, time_weight
 from graphmem.retrieval.tokenize import tokenize
 from graphmem.retrieval.turn_views import view_lists
 from graphmem.schema import time as t
@@ -212,9 +212,9 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     facts = _rank_facts(ctx, user_id, fused, plan, now, known_at, limit, recipe, distance, scopes)
     turn_scores = idx.episodes.scores(plan.text) if len(idx.episodes) else None
     turn_lists, best_turn = _turn_lists(ctx, user_id, idx, plan, vector, facts, named, recipe, turn_scores, view)
-    extra = [(time_list(idx, plan, turn_lists.get(TurnList.VECTOR, []), recipe.candidates, turn_scores,
-                        now if recipe.time_prior_until_now else None),
-              recipe.time_prior)] if recipe.time_prior else []
+    time_now = now if recipe.time_prior_until_now else None
+    extra = [(time_list(idx, plan, turn_lists.get(TurnList.VECTOR, []), recipe.candidates, turn_scores, time_now),
+              time_weight(idx, plan, recipe.time_prior, recipe.time_prior_window, time_now))] if recipe.time_prior else []
     if recipe.fusion == Fusion.LEARNED and idx.turns is not None and learned_fusion.applies(idx.turns.own_turns):
         fused_turns = turn_order.learned_turns(idx, plan, turn_lists, extra[0][0] if extra else [], recipe, turn_scores)
     else:

@@ -45,6 +45,31 @@ def dated_turns(table: TurnTable, bm25_scores: np.ndarray, vector_list: Sequence
     return list(dict.fromkeys(by_words + by_meaning))[:n]
 
 
+def window_weight(weight: float, sessions: int, scale: float) -> float:
+    """The time list's RRF weight when the named time holds `sessions` dated sessions: `weight`
+    times max(1, scale / sessions), so a narrow window ("10 days ago", a date) that holds one to a
+    few sessions outweighs a list that merely shares words, while a wide one ("the past three
+    months", dozens of sessions) keeps `weight`. `scale` 0 (or no dated session) is `weight` (pure;
+    issue 12's twelfth round, README).
+
+    Example:
+        >>> window_weight(1.0, 2, 10.0), window_weight(1.0, 40, 10.0), window_weight(1.0, 2, 0.0)
+        (5.0, 1.0, 1.0)
+    """
+    if scale <= 0 or sessions <= 0:
+        return weight
+    return weight * max(1.0, scale / sessions)
+
+
+def window_sessions(table: TurnTable, start: datetime | None, end: datetime | None) -> int:
+    """How many sessions hold a turn dated within [start, end) (`in_range`, its slack); 0 without
+    a range or dates."""
+    if (start is None and end is None) or not table.times:
+        return 0
+    mask = in_range(table.times, start, end)
+    return len({table.sessions[i] for i in np.flatnonzero(mask)})
+
+
 def until(start: datetime | None, end: datetime | None, now: datetime | None
           ) -> tuple[datetime | None, datetime | None] | None:
     """The range cut at `now`: a question asked at `now` about "this weekend" or "next month"
@@ -63,6 +88,20 @@ def until(start: datetime | None, end: datetime | None, now: datetime | None
     if start is not None and start > now:
         return None
     return start, now if end is None or end > now else end
+
+
+def time_range(idx, plan, now: datetime | None = None) -> tuple[datetime | None, datetime | None] | None:
+    """The range the time list reads (cut at `now` when given, `until`), or None when the
+    question names no time or there are no turns."""
+    if idx.turns is None or not plan.time_words or plan.mode != "as_of":
+        return None
+    return until(plan.range_start, plan.range_end, now)
+
+
+def time_weight(idx, plan, weight: float, scale: float, now: datetime | None = None) -> float:
+    """`window_weight` for the sessions dated in the question's named time (`time_range`)."""
+    cut = time_range(idx, plan, now)
+    return weight if cut is None else window_weight(weight, window_sessions(idx.turns, *cut), scale)
 
 
 def time_list(idx, plan, vector_list: Sequence[str], n: int, bm25_scores: np.ndarray | None,
