@@ -137,6 +137,10 @@ class SearchRecipe(BaseModel):
         2, ge=1, le=4, description="with `abstain_exchange`, how many turns on each side of a turn its coverage "
                                    "reads (`TurnTable.near`): 2 reads a question, a reply, a follow-up and the "
                                    "answer together (issue 12's tenth round); 1 is the ninth round's exchange")
+    exact_turn_vectors: bool = Field(
+        True, description="the turn vector list and the abstention's best turn similarity are exact cosine over "
+                          "the turn vectors held in memory (`retrieval.turn_vectors`); False: FalkorDB's approximate "
+                          "vector index, whose misses depend on the order it was built in (issue 12's twelfth round)")
     session_tail: SessionTailConfig | None = Field(
         default_factory=SessionTailConfig,
         description="the turns after the first `head` (10) cover the best sessions: ranked by RRF of their fused "

@@ -58,6 +58,9 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
   capitalised (every known name in a question with no capital after its first letter), as in
   issue 12's ninth and tenth rounds (``hybrid_question_case_names``), instead of the default's
   names the graph stores spelt as proper names (`retrieval.abstention.spelt_as_name`);
+- ``ann_turns``: the turn vector list (and abstention's best turn similarity) from FalkorDB's
+  approximate vector index, as before issue 12's twelfth round, instead of the default's exact
+  cosine over the turn vectors in memory (`SearchRecipe.exact_turn_vectors`);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -120,6 +123,7 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "no_wide_coverage": HYBRID_NO_WIDE_COVERAGE,
     "best_turn_sessions": HYBRID_BEST_TURN_SESSIONS,
     "question_case_names": HYBRID_QUESTION_CASE_NAMES,
+    "ann_turns": DEFAULT_RECIPE.model_copy(update={"name": "ann_turns", "exact_turn_vectors": False}),
 }
 
 
