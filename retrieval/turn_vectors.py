@@ -1,13 +1,16 @@
-"""The turns nearest a question's vector: exact cosine over the turn vectors the search
-keeps in memory, or FalkorDB's approximate vector index.
+"""The turns nearest a question's vector: FalkorDB's approximate vector index (the
+default), or exact cosine over the turn vectors the search keeps in memory
+(`SearchRecipe.exact_turn_vectors`, recipe ``hybrid_exact_turns``).
 
-Why exact by default: the index is approximate, and which neighbours it misses depends on
+Why the exact option: the index is approximate, and which neighbours it misses depends on
 the order its graph was built in. The same memory searched by the process that wrote it
 and after a reload from disk (the index rebuilt) returned different turns after the first
-ten for 62 of the 99 pooled LongMemEval questions, session any@10 0.949 against 0.960
-(README, "Retrieval ablation", twelfth round). The vectors are read once per graph version
-for the session tail anyway (`session_dense.vectors_of`), and one product over a few
-thousand turns costs well under a millisecond.
+ten for 62 of the 99 pooled LongMemEval questions, session any@10 0.949 against 0.960.
+Exact search gives the same turns either way, and costs nothing new: the vectors are read
+once per graph version for the session tail anyway (`session_dense.vectors_of`), and one
+product over a few thousand turns takes well under a millisecond. Why not the default: on
+the tuning sets it moved one LME question from rank 10 to 11 (README, "Retrieval
+ablation", twelfth round), so by the keep rule it stays opt-in.
 """
 
 from __future__ import annotations

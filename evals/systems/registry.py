@@ -58,9 +58,9 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
   capitalised (every known name in a question with no capital after its first letter), as in
   issue 12's ninth and tenth rounds (``hybrid_question_case_names``), instead of the default's
   names the graph stores spelt as proper names (`retrieval.abstention.spelt_as_name`);
-- ``ann_turns``: the turn vector list (and abstention's best turn similarity) from FalkorDB's
-  approximate vector index, as before issue 12's twelfth round, instead of the default's exact
-  cosine over the turn vectors in memory (`SearchRecipe.exact_turn_vectors`);
+- ``exact_turns``: the turn vector list (and abstention's best turn similarity) by exact cosine
+  over the turn vectors in memory instead of FalkorDB's approximate vector index
+  (``hybrid_exact_turns``, `SearchRecipe.exact_turn_vectors`; issue 12's twelfth round);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -78,7 +78,7 @@ from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import (
     DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_LEARNED, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP,
-    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, HYBRID_MASK_ALL_NAMES, HYBRID_NO_WIDE_COVERAGE, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_BEST_TURN_SESSIONS, HYBRID_QUESTION_CASE_NAMES, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
+    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, HYBRID_MASK_ALL_NAMES, HYBRID_NO_WIDE_COVERAGE, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_BEST_TURN_SESSIONS, HYBRID_QUESTION_CASE_NAMES, HYBRID_EXACT_TURNS, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
 )
 
 
@@ -123,7 +123,7 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "no_wide_coverage": HYBRID_NO_WIDE_COVERAGE,
     "best_turn_sessions": HYBRID_BEST_TURN_SESSIONS,
     "question_case_names": HYBRID_QUESTION_CASE_NAMES,
-    "ann_turns": DEFAULT_RECIPE.model_copy(update={"name": "ann_turns", "exact_turn_vectors": False}),
+    "exact_turns": HYBRID_EXACT_TURNS,
 }
 
 

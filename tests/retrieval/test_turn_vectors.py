@@ -1,6 +1,6 @@
-"""The turn vector list: exact cosine over the stored turn vectors by default (the same
-turns whatever order FalkorDB's approximate index was built in), the index with the
-`ann_turns` ablation, and in scope either way."""
+"""The turn vector list: FalkorDB's approximate index by default, exact cosine over the
+stored turn vectors with `exact_turn_vectors` (the same turns whatever order the index was
+built in), and in scope either way."""
 
 from __future__ import annotations
 
@@ -84,17 +84,24 @@ def test_the_exact_list_stays_in_the_searched_scopes(memory):
     assert len(inside) == 12 and len(exact) == 12
 
 
-def test_a_default_search_sends_no_turn_vector_query_and_the_ablation_does(memory, monkeypatch):
+def test_the_exact_recipe_sends_no_turn_vector_query_and_the_default_does(memory, monkeypatch):
     _write(memory)
     sent = []
     real = memory.store.run
     monkeypatch.setattr(memory.store, "run", lambda user, query, **kw: sent.append(query.cypher) or real(user, query, **kw))
     question = "What did we name the cat we adopted?"
-    packet = memory.search("u", question, now=NOW)
+    exact = memory.search("u", question, now=NOW, recipe="hybrid_exact_turns")
     assert not any("queryNodes('Episodic'" in cypher for cypher in sent)
-    assert "Miso" in packet.to_prompt()
+    assert "Miso" in exact.to_prompt()
     sent.clear()
-    ablation = memory.search("u", question, now=NOW, recipe=DEFAULT_RECIPE.model_copy(
-        update={"name": "ann_turns", "exact_turn_vectors": False}))
+    default = memory.search("u", question, now=NOW, recipe=DEFAULT_RECIPE)
     assert any("queryNodes('Episodic'" in cypher for cypher in sent)
-    assert "Miso" in ablation.to_prompt()
+    assert "Miso" in default.to_prompt()
+
+
+def test_the_harness_names_the_exact_recipe():
+    from graphmem.evals.systems.registry import ABLATIONS
+    from graphmem.retrieval.recipes import HYBRID_EXACT_TURNS, get_recipe
+
+    assert ABLATIONS["exact_turns"] is HYBRID_EXACT_TURNS is get_recipe("hybrid_exact_turns")
+    assert HYBRID_EXACT_TURNS.exact_turn_vectors and not DEFAULT_RECIPE.exact_turn_vectors
