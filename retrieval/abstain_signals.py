@@ -18,6 +18,7 @@ from graphmem.retrieval.index import UserIndexes
 from graphmem.retrieval.query import QueryPlan
 from graphmem.retrieval.recipes import SearchRecipe
 from graphmem.retrieval.scoped import EVERY_SCOPE, ScopedView
+from graphmem.retrieval.turn_vectors import nearest_turns
 
 
 @dataclass(frozen=True)
@@ -61,8 +62,9 @@ def measure(store: Store, user_id: str, idx: UserIndexes, question: AskedQuestio
     similarity = question.best
     if question.masked_vector is not None:
         vector = question.masked_vector
-        rows = store.run(user_id, view.vector_episodes(vector, 1), read_only=True) if len(idx.episodes) else []
-        rows += store.run(user_id, view.vector_facts(vector, 1), read_only=True)
-        similarity = max((r["similarity"] for r in rows), default=0.0)
+        turns = nearest_turns(store, user_id, idx, vector, 1, exact=recipe.exact_turn_vectors, view=view
+                              ) if len(idx.episodes) else []
+        rows = store.run(user_id, view.vector_facts(vector, 1), read_only=True)
+        similarity = max([s for _, s in turns] + [r["similarity"] for r in rows], default=0.0)
     return abstention.AbstainSignals(coverage=covered, masked_similarity=similarity,
                                      documents=len(idx.episodes) + len(idx.facts))

@@ -142,6 +142,11 @@ class SearchRecipe(BaseModel):
         2, ge=1, le=4, description="with `abstain_exchange`, how many turns on each side of a turn its coverage "
                                    "reads (`TurnTable.near`): 2 reads a question, a reply, a follow-up and the "
                                    "answer together (issue 12's tenth round); 1 is the ninth round's exchange")
+    exact_turn_vectors: bool = Field(
+        False, description="True: the turn vector list and abstention's best turn similarity are exact cosine over "
+                           "the turn vectors held in memory (`retrieval.turn_vectors`), the same whatever order "
+                           "FalkorDB's approximate index was built in; opt-in: it lost one LME tuning question at "
+                           "rank 11 (issue 12's twelfth round, README)")
     session_tail: SessionTailConfig | None = Field(
         default_factory=SessionTailConfig,
         description="the turns after the first `head` (10) cover the best sessions: ranked by RRF of their fused "
@@ -283,13 +288,18 @@ HYBRID_QUESTION_CASE_NAMES = SearchRecipe(name="hybrid_question_case_names", abs
 # it is opt-in (`graphmem:window_time_prior`).
 HYBRID_WINDOW_TIME_PRIOR = SearchRecipe(name="hybrid_window_time_prior", time_prior_window=10.0)
 
+# Exact cosine for the turn vector list instead of FalkorDB's approximate index (twelfth round):
+# reproducible across reloads, but -1 question on the LME tuning half, so opt-in.
+HYBRID_EXACT_TURNS = SearchRecipe(name="hybrid_exact_turns", exact_turn_vectors=True)
+
 RECIPES = {r.name: r for r in (HYBRID_RRF, HYBRID_MMR, BM25_ONLY, VECTOR_ONLY, GRAPH_HEAVY, HYBRID_DECAY, HYBRID_SPEAKER,
                                HYBRID_FACT_TURNS, HYBRID_SESSION_CAP, HYBRID_PRF, HYBRID_LEARNED,
                                HYBRID_SESSION_TAIL, HYBRID_SESSION_TAIL_OWN, HYBRID_SESSION_LIST,
                                HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_USER_NEIGHBOURS, HYBRID_NO_PARTS,
                                HYBRID_NO_OWN_FIRST, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW,
                                HYBRID_MASK_ALL_NAMES, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_NO_WIDE_COVERAGE,
-                               HYBRID_BEST_TURN_SESSIONS, HYBRID_QUESTION_CASE_NAMES, HYBRID_WINDOW_TIME_PRIOR)}
+                               HYBRID_BEST_TURN_SESSIONS, HYBRID_QUESTION_CASE_NAMES, HYBRID_WINDOW_TIME_PRIOR,
+                               HYBRID_EXACT_TURNS)}
 DEFAULT_RECIPE = HYBRID_RRF
 
 

@@ -45,6 +45,7 @@ from graphmem.retrieval.recipes import FactList, Fusion, Reranker, SearchRecipe,
 from graphmem.retrieval.scoped import EVERY_SCOPE, ScopedView, narrow
 from graphmem.retrieval.time_prior import time_list, time_weight
 from graphmem.retrieval.tokenize import tokenize
+from graphmem.retrieval.turn_vectors import nearest_turns
 from graphmem.retrieval.turn_views import view_lists
 from graphmem.schema import time as t
 from graphmem.schema.decay import decay_rerank
@@ -153,9 +154,9 @@ def _turn_lists(ctx, user_id, idx, plan, vector, facts: list[FactRecord], entity
             idx.episodes, bm25_scores, tokenize(plan.text), recipe.feedback)
         lists[TurnList.BM25] = [s.doc_id for s in idx.episodes.top(ranked, n)]
     if TurnList.VECTOR in weights:
-        rows = ctx.store.run(user_id, view.vector_episodes(vector, n), read_only=True)
-        lists[TurnList.VECTOR] = [r["uuid"] for r in rows]
-        best = max((r["similarity"] for r in rows), default=0.0)
+        nearest = nearest_turns(ctx.store, user_id, idx, vector, n, exact=recipe.exact_turn_vectors, view=view)
+        lists[TurnList.VECTOR] = [u for u, _ in nearest]
+        best = max((s for _, s in nearest), default=0.0)
     if TurnList.FACTS in weights:
         found = {u: i for name in (TurnList.VECTOR, TurnList.BM25) for i, u in enumerate(lists.get(name, []))}
         picked = (pick_sources(f.episodes, found, SOURCES_PER_FACT) for f in facts)

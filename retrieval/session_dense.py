@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -94,6 +95,20 @@ class SessionVectors:
         q = _unit(query)
         scores = self.centroids @ q
         return [self.sessions[i] for i in np.argsort(-scores, kind="stable")]
+
+    def nearest(self, table: TurnTable, query: Sequence[float], k: int) -> list[tuple[str, float]]:
+        """The `k` turns closest to `query` by cosine, best first, as (uuid, similarity); turns
+        without a vector are left out, ties keep table order (pure; why: `retrieval.turn_vectors`)."""
+        if not len(self.turns) or k <= 0:
+            return []
+        sims = np.einsum("ij,j->i", self.turns, _unit(query))  # einsum: see `session_rank.dense_sessions`
+        has = self._with_vector
+        order = has[np.argsort(-sims[has], kind="stable")[:k]]
+        return [(table.uuids[i], float(sims[i])) for i in order]
+
+    @cached_property
+    def _with_vector(self) -> np.ndarray:
+        return np.flatnonzero(np.any(self.turns != 0, axis=1))
 
     def best_turns(self, table: TurnTable, query: Sequence[float], session: str, n: int) -> list[str]:
         """The session's `n` turns closest to `query`, best first."""
