@@ -24,7 +24,7 @@ embeds them when it extracts them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -95,17 +95,19 @@ def episode_text(episode: EpisodicNode) -> str:
     return f"{episode.speaker}: {episode.content}"
 
 
-def store_episodes(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode], now: datetime
-                   ) -> list[VectorParam]:
-    """Create the episodes' nodes, linked in turn order, then embed them; returns their
-    vectors, one per episode, in the form queries send them. The nodes are stored
-    without the vectors, which `mark_extracted` sets once the write is done (or
-    `keep_vectors` when it fails): FalkorDB re-inserts a node into the vector index
-    on any SET, so a vector stored now would be indexed twice."""
+def create_episodes(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode], now: datetime) -> None:
+    """Create the episodes' nodes, linked in turn order, without their vectors, which
+    `mark_extracted` sets once the write is done (or `keep_vectors` when it fails):
+    FalkorDB re-inserts a node into the vector index on any SET, so a vector stored now
+    would be indexed twice."""
     rows = [{"uuid": e.uuid, "props": e.to_props() | {"extracted": False}} for e in episodes]
     ctx.store.run(user_id, q.create_linked_episodes(rows, user_id, now))
-    # formatted here, off the extractor's thread: ~0.35 ms a vector (`VectorParam`)
-    return [vector_param(v) for v in ctx.embed([episode_text(e) for e in episodes])]
+
+
+def embed_episodes(ctx: IngestContext, episodes: Sequence[EpisodicNode]) -> dict[str, VectorParam]:
+    """The episodes' vectors by uuid, in the form queries send them (formatted here, off the
+    extractor's thread: `VectorParam`)."""
+    return dict(zip([e.uuid for e in episodes], map(vector_param, ctx.embed([episode_text(e) for e in episodes]))))
 
 
 def keep_vectors(ctx: IngestContext, user_id: str, vectors: dict[str, Any]) -> None:
@@ -242,7 +244,16 @@ def usage_fields(used: StageStats | None, failures: Sequence[Failure]) -> dict:
 
 
 def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl: timedelta | None) -> WriteResult:
-    """store episodes -> extract -> resolve entities -> resolve facts -> mark done."""
+    """store and embed episodes (a second thread) | extract -> resolve entities -> resolve
+    facts -> mark done.
+
+    The second thread creates the new episodes' nodes, then embeds them, while this one
+    extracts and resolves; it waits for the nodes only to link mentions to them, and for
+    the vectors only to mark the episodes done. Why not store, then resolve: the serial
+    resolution left one core idle for a fifth of a short-turn write (README, short-turn
+    ingest). The episodes are stored even when extraction or resolution raises (that
+    error then propagates, after their vectors are stored too); a storage error
+    propagates either way."""
     now = t.now_utc()
     episodes = build_episodes(user_id, session, now)
     rows = ctx.store.run(user_id, q.existing_episodes([e.uuid for e in episodes]))
@@ -250,18 +261,38 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
     bare = {row["uuid"] for row in rows if row["bare"]}
     new = [e for e in episodes if e.uuid not in known]
     todo = [e for e in episodes if not known.get(e.uuid)]
-    extractions, vectors = extract_beside_storing(ctx, user_id, episodes, new, todo, now)
-    if not todo:
+    if not todo:  # every turn stored and extracted before (so none is new)
         return WriteResult(episodes_skipped=len(episodes), episode_uuids=tuple(e.uuid for e in episodes))
-    try:
-        return _resolve(ctx, user_id, episodes, new, todo, extractions, vectors, bare, now, ttl)
-    except BaseException:
-        keep_vectors(ctx, user_id, vectors)
-        raise
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-episodes") as pool:
+        created = pool.submit(create_episodes, ctx, user_id, new, now) if new else None
+        embedded = pool.submit(embed_episodes, ctx, new) if new else None
+        try:
+            extractions = ctx.extractor.extract(turn_contexts(episodes, todo))
+            return _resolve(ctx, user_id, episodes, new, todo, extractions, Pending(created, embedded), bare, now, ttl)
+        except BaseException:
+            if embedded is not None:
+                keep_vectors(ctx, user_id, embedded.result())
+            raise
+
+
+class Pending:
+    """The episodes' second thread, as `_resolve` needs it: their nodes (to link mentions)
+    and their vectors (to mark them done), each waited for only then."""
+
+    def __init__(self, created: Future | None, embedded: Future | None) -> None:
+        self._created, self._embedded = created, embedded
+
+    def nodes(self) -> None:
+        if self._created is not None:
+            self._created.result()
+
+    def vectors(self) -> dict[str, VectorParam]:
+        self.nodes()
+        return self._embedded.result() if self._embedded is not None else {}
 
 
 def _resolve(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode], new: Sequence[EpisodicNode],
-             todo: Sequence[EpisodicNode], extractions: Sequence[Extraction], vectors: dict[str, Any],
+             todo: Sequence[EpisodicNode], extractions: Sequence[Extraction], pending: Pending,
              bare: set[str], now: datetime, ttl: timedelta | None) -> WriteResult:
     """resolve entities -> resolve facts -> mark done (with the new episodes' vectors)."""
     names = collect_names(todo, extractions)
@@ -271,6 +302,7 @@ def _resolve(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode],
 
     mentions = {(e.uuid, entities.uuids[k]) for e, x in zip(todo, extractions) for k in _keys(e, x) if k in entities.uuids}
     if mentions:
+        pending.nodes()
         ctx.store.run(user_id, q.create_mentions(sorted(mentions), user_id, now))
 
     texts = sorted({f.fact.strip() for x in extractions for f in x.facts if f.fact.strip()})
@@ -285,6 +317,7 @@ def _resolve(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode],
     for plan, uuid in zip(plans, outcome.fact_uuids):
         if uuid:
             edges_of[plan.edge.episodes[0]].append(uuid)
+    vectors = pending.vectors()
     unembedded = [e for e in todo if e.uuid in bare]  # stored by a write that stopped before marking them
     if unembedded:
         vectors = vectors | dict(zip([e.uuid for e in unembedded], ctx.embed([episode_text(e) for e in unembedded])))
@@ -309,26 +342,6 @@ def _resolve(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode],
         facts_candidate=counts["candidate"],
         episode_uuids=tuple(e.uuid for e in episodes),
     )
-
-
-def extract_beside_storing(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode],
-                           new: Sequence[EpisodicNode], todo: Sequence[EpisodicNode], now: datetime
-                           ) -> tuple[list[Extraction], dict[str, VectorParam]]:
-    """Store `new` on a second thread while the extractor reads `todo`; return once
-    both are done, with the new episodes' vectors by uuid (not yet stored: see
-    `store_episodes`). The episodes are stored even when the extractor raises (its
-    error then propagates, after their vectors are stored too); a storage error
-    propagates either way."""
-    if not new:
-        return (ctx.extractor.extract(turn_contexts(episodes, todo)) if todo else []), {}
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-episodes") as pool:
-        stored = pool.submit(store_episodes, ctx, user_id, new, now)
-        try:
-            extractions = ctx.extractor.extract(turn_contexts(episodes, todo)) if todo else []
-        except BaseException:
-            keep_vectors(ctx, user_id, dict(zip([e.uuid for e in new], stored.result())))
-            raise
-        return extractions, dict(zip([e.uuid for e in new], stored.result()))
 
 
 def _keys(episode: EpisodicNode, extraction: Extraction) -> set[str]:

@@ -173,24 +173,29 @@ class OnnxMiniLM:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        with self._lock:
+        with self._lock:  # the tokenizer, briefly; inference runs unlocked (see below)
             ids = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
-            batches = token_batches([len(row) for row in ids], self.tokens_per_batch)
-            run = lambda rows: self._batch([ids[i] for i in rows])  # noqa: E731
-            # One thread for a query, or when the cores are busy (`threads_for`).
-            if len(batches) > 1 and threads_for(len(texts), cores=self._threads) > 1:
-                vectors = list(self._workers().map(run, batches))
-            else:
-                vectors = [run(rows) for rows in batches]
-            out = np.empty((len(texts), self.dimension), dtype=np.float32)
-            for rows, batch in zip(batches, vectors):
-                out[rows] = batch
+        batches = token_batches([len(row) for row in ids], self.tokens_per_batch)
+        run = lambda rows: self._batch([ids[i] for i in rows])  # noqa: E731
+        # One thread for a query, or when the cores are busy (`threads_for`).
+        if len(batches) > 1 and threads_for(len(texts), cores=self._threads) > 1:
+            vectors = list(self._workers().map(run, batches))
+        else:
+            vectors = [run(rows) for rows in batches]
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for rows, batch in zip(batches, vectors):
+            out[rows] = batch
         return out
 
     def _workers(self) -> ThreadPoolExecutor:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="graphmem-embed")
-        return self._pool
+        """The batch workers, made once. Calls may overlap (ONNX Runtime's `run` is thread-safe):
+        a write embeds its turns on the workers while its extractor and resolver embed a few names
+        and sentences on their own thread, instead of waiting for the turns (why: README, short-turn
+        ingest). A text's vector depends only on its own call's batches, so overlapping changes none."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="graphmem-embed")
+            return self._pool
 
     def _batch(self, ids: list[list[int]]) -> np.ndarray:
         width = max(len(row) for row in ids)

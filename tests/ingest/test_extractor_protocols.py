@@ -10,7 +10,7 @@ import pytest
 
 from graphmem import Memory
 from graphmem.graph import cypher as q
-from graphmem.ingest.pipeline import IngestContext, build_episodes, episode_text, store_episodes
+from graphmem.ingest.pipeline import IngestContext, build_episodes, create_episodes, embed_episodes, episode_text
 from graphmem.ingest.turns import validate_session
 from graphmem.schema import time as t
 from graphmem.ingest.extraction import (
@@ -103,7 +103,7 @@ class OutageExtractor(CityExtractor):
 
 def test_an_extractor_failure_keeps_the_turns_and_the_next_write_extracts_them(tmp_path, embedder):
     """The episodes are stored on a second thread while the extractor runs
-    (`extract_beside_storing`): its failure must still leave them stored, and the
+    (`pipeline._store_and_extract`): its failure must still leave them stored, and the
     next write of the session extracts them."""
     extractor = OutageExtractor()
     turns = [{"role": "user", "content": "Beijing"}]
@@ -112,7 +112,7 @@ def test_an_extractor_failure_keeps_the_turns_and_the_next_write_extracts_them(t
             mem.write("u", turns, "2024-03-01", session_id="s1")
         assert [e.content for e in mem.inspect().episodes("u")] == ["Beijing"]
         assert mem.facts("u") == []
-        # the vector waits for the extracted mark (`store_episodes`); a failed write still stores it
+        # the vector waits for the extracted mark (`create_episodes`); a failed write still stores it
         assert len(mem.store.run("u", q.episode_vectors())) == 1
         extractor.down = False
         again = mem.write("u", turns, "2024-03-01", session_id="s1")
@@ -131,7 +131,8 @@ def test_a_turn_stored_without_its_vector_gets_it_when_the_next_write_extracts_i
         episodes = build_episodes("u", session, t.now_utc())
         mem._open_graph("u")
         ctx = IngestContext(store=mem.store, embed=embedder.embed, extractor=mem.extractor)
-        store_episodes(ctx, "u", episodes[:1], t.now_utc())  # the crash: vectors embedded, never written
+        create_episodes(ctx, "u", episodes[:1], t.now_utc())  # the crash: vectors embedded, never written
+        embed_episodes(ctx, episodes[:1])
         assert mem.store.run("u", q.episode_vectors()) == []
         again = mem.write("u", turns, "2024-03-01", session_id="s1")
         assert (again.episodes, again.episodes_skipped, again.facts_added) == (1, 0, 2)
@@ -139,3 +140,38 @@ def test_a_turn_stored_without_its_vector_gets_it_when_the_next_write_extracts_i
         assert set(stored) == {e.uuid for e in episodes}
         expected = embedder.embed([episode_text(episodes[0])])[0]
         assert np.allclose(stored[episodes[0].uuid], expected, atol=1e-5)
+
+
+class TurnsWaitForOthers:
+    """The memory's real embedder, except that embedding a write's turns ("speaker: text")
+    waits until some other text is embedded, for at most `timeout` seconds."""
+
+    def __init__(self, inner, timeout: float = 20.0) -> None:
+        import threading
+
+        self.inner, self.timeout = inner, timeout
+        self.other = threading.Event()
+        self.waited_out = False
+        self.name, self.dimension = inner.name, inner.dimension
+
+    def embed(self, texts):
+        if texts and all(text.startswith("user: ") for text in texts):
+            self.waited_out |= not self.other.wait(self.timeout)
+        else:
+            self.other.set()
+        return self.inner.embed(texts)
+
+
+def test_resolution_runs_while_the_turns_are_embedded(tmp_path, embedder):
+    """A write resolves its entities and facts while its turns are still being embedded
+    (`pipeline._store_and_extract`): the new entity names are embedded before the turns
+    are. Before, resolution began only once the turns' vectors were back, and the turns'
+    call here would wait out its timeout."""
+    slow = TurnsWaitForOthers(embedder)
+    with Memory(data_dir=tmp_path / "gm", embedder=slow, extractor=CityExtractor()) as mem:
+        result = mem.write("u", [{"role": "user", "content": "Beijing"}, {"role": "user", "content": "Lhasa"}],
+                           "2024-03-01")
+        assert not slow.waited_out
+        assert slow.other.is_set() and result.facts_added >= 1
+        assert {f.object for f in mem.facts("u")} <= {"Beijing", "Lhasa"} and mem.facts("u")
+        assert len(mem.store.run("u", q.episode_vectors())) == 2  # the turns still get their vectors
