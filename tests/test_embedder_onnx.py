@@ -74,6 +74,34 @@ def test_many_small_batches_on_two_threads_keep_every_vector_in_its_place(onnx_m
     assert list((many @ alone.T).argmax(1)) == list(range(len(texts)))  # each vector in its text's place
 
 
+def test_calls_from_several_threads_at_once_give_each_its_own_vectors(onnx_model, monkeypatch):
+    """`embed` runs inference unlocked, so a write's turns (many batches, on the workers) and
+    its resolver's names (one batch, on the caller's thread) overlap: each call must still get
+    exactly the vectors it gets alone."""
+    import threading
+
+    from graphmem.embedding import onnx_minilm
+
+    monkeypatch.setattr(onnx_minilm, "threads_for", lambda texts, load=None, cores=None: 2)
+    calls = [[f"turn {i} of call {c}: we talked about the {('harbour', 'garden', 'exam')[i % 3]}"
+              for i in range(40 if c % 2 == 0 else 3)] for c in range(6)]
+    alone = [onnx_model.embed(texts) for texts in calls]
+    together: dict[int, np.ndarray] = {}
+    start = threading.Barrier(len(calls))
+
+    def run(c):
+        start.wait()
+        together[c] = onnx_model.embed(calls[c])
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for c, vectors in enumerate(alone):
+        np.testing.assert_array_equal(together[c], vectors)
+
+
 def test_the_export_is_cached_and_reused(onnx_model, tmp_path_factory):
     cached = list(onnx_model_cache(onnx_model))
     assert [p.name for p in cached] == ["model-int8.onnx"]  # no temporary file left beside it
