@@ -100,8 +100,9 @@ def time_range(idx, plan, now: datetime | None = None) -> tuple[datetime | None,
 
 
 def time_weight(idx, plan, weight: float, scale: float, now: datetime | None = None) -> float:
-    """`window_weight` for the sessions dated in the question's named time (`time_range`)."""
-    cut = time_range(idx, plan, now)
+    """`window_weight` for the sessions dated in the question's named time (`time_range`); with
+    `scale` 0 (the default recipe) `weight`, without counting them."""
+    cut = time_range(idx, plan, now) if scale > 0 else None
     return weight if cut is None else window_weight(weight, window_sessions(idx.turns, *cut), scale)
 
 
@@ -110,9 +111,7 @@ def time_list(idx, plan, vector_list: Sequence[str], n: int, bm25_scores: np.nda
     """`dated_turns` for a question that names a time (`plan.time_words`); else empty.
     `bm25_scores`: the question's scores over every turn (None: there are no turns).
     With `now`, the range is cut there first (`until`; `SearchRecipe.time_prior_until_now`)."""
-    if idx.turns is None or bm25_scores is None or not plan.time_words or plan.mode != "as_of":
-        return []
-    cut = until(plan.range_start, plan.range_end, now)
+    cut = time_range(idx, plan, now) if bm25_scores is not None else None
     if cut is None:
         return []
     return dated_turns(idx.turns, bm25_scores, vector_list, cut[0], cut[1], n)

@@ -20,7 +20,7 @@ from graphmem.retrieval.index import UserIndexes
 from graphmem.retrieval.query import QueryPlan
 from graphmem.retrieval.recipes import SearchRecipe, TurnList
 from graphmem.retrieval.session_cap import cap_sessions
-from graphmem.retrieval.time_prior import until
+from graphmem.retrieval.time_prior import time_range
 from graphmem.schema.records import FactRecord
 
 
@@ -116,7 +116,7 @@ def session_tail(ctx, user_id: str, idx: UserIndexes, plan: QueryPlan, ranked: l
         sv = session_dense.vectors_of(ctx.store, user_id, idx, False)
         dense = session_rank.dense_sessions(table, sv.turns, vector, cfg.dense_turns) if sv is not None else []
         orders.append((dense, cfg.dense))
-        cut = until(plan.range_start, plan.range_end, now) if plan.time_words and plan.mode == "as_of" else None
+        cut = time_range(idx, plan, now)
         if cfg.dated and cut is not None:
             orders.append((session_rank.dated_sessions(table, dense, *cut), cfg.dated))
     order = session_rank.fuse_orders(orders, cfg.rrf_k)
