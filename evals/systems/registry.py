@@ -64,6 +64,8 @@ each a variant of the default recipe (`graphmem.retrieval.recipes`):
 - ``exact_turns``: the turn vector list (and abstention's best turn similarity) by exact cosine
   over the turn vectors in memory instead of FalkorDB's approximate vector index
   (``hybrid_exact_turns``, `SearchRecipe.exact_turn_vectors`; issue 12's twelfth round);
+- ``exact_window``: ``exact_turns`` and ``window_time_prior`` together (``hybrid_exact_window``;
+  issue 12's thirteenth round: no tuning question gained over the default's better run);
 - ``mmr``: MMR instead of plain RRF order for facts (the ``hybrid_mmr`` recipe).
 
 Example:
@@ -81,7 +83,7 @@ from graphmem.schema.errors import InvalidInput
 from graphmem.evals.systems.base import MemorySystem, SystemConfig
 from graphmem.retrieval.recipes import (
     DEFAULT_RECIPE, HYBRID_FACT_TURNS, HYBRID_LEARNED, HYBRID_MMR, HYBRID_PRF, HYBRID_SESSION_CAP,
-    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, HYBRID_MASK_ALL_NAMES, HYBRID_NO_WIDE_COVERAGE, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_BEST_TURN_SESSIONS, HYBRID_QUESTION_CASE_NAMES, HYBRID_WINDOW_TIME_PRIOR, HYBRID_EXACT_TURNS, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
+    HYBRID_NO_CHAT_NEIGHBOURS, HYBRID_NO_OWN_FIRST, HYBRID_NO_PARTS, HYBRID_NO_SESSION_TAIL, HYBRID_TIME_UNTIL_NOW, HYBRID_MASK_ALL_NAMES, HYBRID_NO_WIDE_COVERAGE, HYBRID_SINGLE_TURN_COVERAGE, HYBRID_BEST_TURN_SESSIONS, HYBRID_QUESTION_CASE_NAMES, HYBRID_WINDOW_TIME_PRIOR, HYBRID_EXACT_TURNS, HYBRID_EXACT_WINDOW, HYBRID_SESSION_LIST, HYBRID_SESSION_TAIL, HYBRID_USER_NEIGHBOURS, HYBRID_SESSION_TAIL_OWN, HYBRID_SPEAKER, Fusion, SearchRecipe,
 )
 
 
@@ -128,6 +130,7 @@ ABLATIONS: dict[str, SearchRecipe] = {
     "question_case_names": HYBRID_QUESTION_CASE_NAMES,
     "window_time_prior": HYBRID_WINDOW_TIME_PRIOR,
     "exact_turns": HYBRID_EXACT_TURNS,
+    "exact_window": HYBRID_EXACT_WINDOW,
 }
 
 

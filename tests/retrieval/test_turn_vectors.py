@@ -105,3 +105,19 @@ def test_the_harness_names_the_exact_recipe():
 
     assert ABLATIONS["exact_turns"] is HYBRID_EXACT_TURNS is get_recipe("hybrid_exact_turns")
     assert HYBRID_EXACT_TURNS.exact_turn_vectors and not DEFAULT_RECIPE.exact_turn_vectors
+
+
+def test_the_exact_window_recipe_is_both_opt_ins_and_searches_without_the_index(memory, monkeypatch):
+    from graphmem.evals.systems.registry import ABLATIONS
+    from graphmem.retrieval.recipes import HYBRID_EXACT_WINDOW, HYBRID_WINDOW_TIME_PRIOR, get_recipe
+
+    assert ABLATIONS["exact_window"] is HYBRID_EXACT_WINDOW is get_recipe("hybrid_exact_window")
+    assert HYBRID_EXACT_WINDOW.exact_turn_vectors
+    assert HYBRID_EXACT_WINDOW.time_prior_window == HYBRID_WINDOW_TIME_PRIOR.time_prior_window > 0
+    _write(memory)
+    sent = []
+    real = memory.store.run
+    monkeypatch.setattr(memory.store, "run", lambda user, query, **kw: sent.append(query.cypher) or real(user, query, **kw))
+    packet = memory.search("u", "What did we name the cat we adopted in April?", now=NOW, recipe=HYBRID_EXACT_WINDOW)
+    assert not any("queryNodes('Episodic'" in cypher for cypher in sent)
+    assert "Miso" in packet.to_prompt()
