@@ -266,12 +266,12 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-episodes") as pool:
         created = pool.submit(create_episodes, ctx, user_id, new, now) if new else None
         embedded = pool.submit(embed_episodes, ctx, new) if new else None
+        pending = Pending(created, embedded)
         try:
             extractions = ctx.extractor.extract(turn_contexts(episodes, todo))
-            return _resolve(ctx, user_id, episodes, new, todo, extractions, Pending(created, embedded), bare, now, ttl)
+            return _resolve(ctx, user_id, episodes, new, todo, extractions, pending, bare, now, ttl)
         except BaseException:
-            if embedded is not None:
-                keep_vectors(ctx, user_id, embedded.result())
+            keep_vectors(ctx, user_id, pending.vectors())  # a storage error raises here, chained to this one
             raise
 
 

@@ -175,3 +175,22 @@ def test_resolution_runs_while_the_turns_are_embedded(tmp_path, embedder):
         assert slow.other.is_set() and result.facts_added >= 1
         assert {f.object for f in mem.facts("u")} <= {"Beijing", "Lhasa"} and mem.facts("u")
         assert len(mem.store.run("u", q.episode_vectors())) == 2  # the turns still get their vectors
+
+
+def test_a_storage_error_is_not_hidden_by_an_extractor_failure(tmp_path, embedder, monkeypatch):
+    """Both sides of a write fail: the episodes' nodes could not be created and the extractor
+    raised. The storage error is the one reported (the extractor's rides along as its context),
+    as `pipeline._store_and_extract` promises, and no vector is set on nodes that do not exist."""
+    import graphmem.ingest.pipeline as pipeline
+
+    def store_down(*args, **kwargs):
+        raise RuntimeError("store down while creating the episodes")
+
+    monkeypatch.setattr(pipeline, "create_episodes", store_down)
+    set_vectors = []
+    monkeypatch.setattr(pipeline, "keep_vectors", lambda ctx, user, vectors: set_vectors.append(vectors))
+    with Memory(data_dir=tmp_path / "gm", embedder=embedder, extractor=OutageExtractor()) as mem:
+        with pytest.raises(RuntimeError, match="store down") as raised:
+            mem.write("u", [{"role": "user", "content": "Beijing"}], "2024-03-01", session_id="s1")
+        assert isinstance(raised.value.__context__, ConnectionError)
+        assert set_vectors == []
