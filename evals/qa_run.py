@@ -34,6 +34,7 @@ from graphmem.evals.cost import Usage, load_prices, system_cost
 from graphmem.evals.llm import EvalLLM, cache_dir_for
 from graphmem.evals.qa_records import QARecord, answer_usage, differences, summarize
 from graphmem.evals.stages import StoredEvidence, classify
+from graphmem.evals.systems._common import embedder_conditions
 from graphmem.evals.systems.base import Context, LLMEndpoint, MemorySystem, SystemConfig
 from graphmem.evals.systems.filesystem_agent import FilesystemAgent, HasTools
 from graphmem.ingest.loaders import Conversation, Question
@@ -287,7 +288,7 @@ def conditions(config: QAConfig, sha: str, conversations: Sequence[Conversation]
                   "name": "LongMemEval official script" if config.official_script else judge.OUR_JUDGE,
                   "temperature": 0.0, "seed": config.seed},
         "endpoint": config.base_url, "runs": config.runs, "temperature": config.temperature, "seed": config.seed,
-        "limit": config.limit, "agent_max_calls": config.agent_max_calls,
+        "limit": config.limit, "agent_max_calls": config.agent_max_calls, "embedder": embedder_conditions(),
         "graphmem_version": version("graphmem"), "date": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 

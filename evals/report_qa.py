@@ -20,6 +20,11 @@ def _pct(ci: dict[str, Any] | None) -> str:
     return f"{100 * ci['mean']:.1f} [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}]"
 
 
+def _embedder(c: dict[str, Any]) -> str:
+    e = c.get("embedder")  # results written before the embedder was recorded: fp32, the only one then used
+    return f"{e['model']} ({e['backend']})" if e else "not recorded (fp32 sentence-transformers)"
+
+
 def _conditions(c: dict[str, Any]) -> list[str]:
     r, j = c["reader"], c["judge"]
     return [
@@ -30,6 +35,7 @@ def _conditions(c: dict[str, Any]) -> list[str]:
         f"- judge: **{j['name']}**, `{j['model']}` prompt {j['prompt']}",
         f"- endpoint {c['endpoint']}; runs {c['runs']}; k {c['k']}; reader budget {c['context_tokens']} tokens; "
         f"agent tool calls <= {c['agent_max_calls']}; graphmem {c['graphmem_version']}; {c['date']}",
+        f"- embedder (every system): {_embedder(c)}",
         f"- LLM requests made by this run (reader, judge, agent; cache misses only): {c['llm_requests_this_run']}", "",
     ]
 

@@ -36,7 +36,7 @@ from tqdm import tqdm
 from graphmem.schema.errors import InvalidInput
 from graphmem.evals import nested_kv, splits
 from graphmem.evals.metrics import KS, TOKEN_ESTIMATE, QuestionRecord, summarize
-from graphmem.evals.systems._common import error_text
+from graphmem.evals.systems._common import embedder_conditions, error_text
 from graphmem.evals.systems.base import Context, IngestStats, MemorySystem, SystemConfig
 from graphmem.evals.systems.registry import GRAPH_SHARERS, check_names, make_system
 from graphmem.ingest.loaders import Conversation, Question, load_locomo, load_longmemeval
@@ -234,7 +234,7 @@ def conditions(dataset: Dataset, systems: Sequence[str], config: SystemConfig) -
         "split": dataset.split, "pooled": dataset.pooled, "questions": dataset.questions,
         "conversations": len(dataset.conversations), "categories": list(dataset.categories), "k": list(KS),
         "retrieve_k": config.k, "context_tokens": config.context_tokens, "token_estimate": TOKEN_ESTIMATE,
-        "systems": list(systems), "graphmem_version": version("graphmem"),
+        "systems": list(systems), "embedder": embedder_conditions(), "graphmem_version": version("graphmem"),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": {"node": platform.node(), "platform": platform.platform(), "python": platform.python_version(),
                     "cpus": os.cpu_count()},

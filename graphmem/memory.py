@@ -22,7 +22,7 @@ from graphmem.forgetting.journal import PendingForget
 from graphmem.graph.inspect import Inspector
 from graphmem.graph import bulk_facts, fact_repository
 from graphmem.config import Settings
-from graphmem.embedding.embedder import Embedder, default_embedder, fast_embedder
+from graphmem.embedding.embedder import Embedder, fast_embedder, fp32_embedder
 from graphmem.schema.errors import InvalidInput, NotFound
 from graphmem.schema.inputs import FactInput
 from graphmem.schema import time as t
@@ -141,7 +141,7 @@ class Memory:
     def embedder(self) -> Embedder:
         if self._embedder is None:
             fast = self.settings.embedder_backend == "onnx-int8"
-            self._embedder = fast_embedder() if fast else default_embedder()
+            self._embedder = fast_embedder() if fast else fp32_embedder()
         return self._embedder
 
     def __enter__(self) -> "Memory":

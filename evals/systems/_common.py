@@ -50,17 +50,30 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:500]
 
 
-_VECTORS: dict[str, np.ndarray] = {}
+_VECTORS: dict[int, dict[str, np.ndarray]] = {}  # id of the process-wide embedder -> text -> vector
+
+
+def embedder_conditions() -> dict[str, str]:
+    """The embedder every system of a run shares (`default_embedder`), for the run's conditions:
+    figures from the fp32 and the int8 MiniLM differ (README, "int8 as the default embedder"),
+    so a results file says which one made it."""
+    from graphmem.config import Settings
+
+    settings = Settings()
+    return {"model": settings.embedding_model, "backend": settings.embedder_backend}
 
 
 def embed_cached(texts: Sequence[str]) -> np.ndarray:
     """graphmem's MiniLM, remembering every text it embedded in this process: naive RAG
-    and Mem0 embed the same "speaker: text" strings, and a run embeds them once."""
+    and Mem0 embed the same "speaker: text" strings, and a run embeds them once. Kept per
+    embedder, so a process that changes `GRAPHMEM_EMBEDDER_BACKEND` gets no other one's vectors."""
     from graphmem.embedding.embedder import default_embedder
 
-    todo = list(dict.fromkeys(t for t in texts if t not in _VECTORS))
+    embedder = default_embedder()
+    known = _VECTORS.setdefault(id(embedder), {})
+    todo = list(dict.fromkeys(t for t in texts if t not in known))
     if todo:
-        _VECTORS.update(zip(todo, default_embedder().embed(todo), strict=True))
+        known.update(zip(todo, embedder.embed(todo), strict=True))
     if not texts:
         return np.zeros((0, 384), dtype=np.float32)
-    return np.stack([_VECTORS[t] for t in texts])
+    return np.stack([known[t] for t in texts])

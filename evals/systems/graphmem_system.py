@@ -19,12 +19,13 @@ import time
 from pathlib import Path
 
 from graphmem import Memory
-from graphmem.embedding.embedder import default_embedder
+from graphmem.embedding.embedder import default_backend, default_embedder
 from graphmem.evals.metrics import count_tokens
 from graphmem.evals.systems._common import error_text, memory_id, sessions_in_time_order, stopwatch
 from graphmem.evals.systems.base import Context, IngestStats, LLMEndpoint, SystemConfig
 from graphmem.ingest.loaders import Conversation, Question
 from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe
+from graphmem.schema.errors import InvalidInput
 
 SEARCH_LIMIT = 25
 
@@ -55,7 +56,9 @@ class SharedGraph:
 
     def __init__(self, graph_dir: Path, llm: LLMEndpoint | None = None, cache_dir: Path | None = None) -> None:
         self.graph_dir = Path(graph_dir)
-        self.extractor_id = f"llm:{llm.base_url}:{llm.model}" if llm else "rules"
+        extracted_by = f"llm:{llm.base_url}:{llm.model}" if llm else "rules"
+        # what an ingested marker vouches for: a graph embedded by fp32 is not reused for int8
+        self.ingest_id = f"{extracted_by}|{default_backend()}"
         extractor = None
         if llm is not None:
             from graphmem.ingest.llm import LLMExtractor
@@ -69,11 +72,16 @@ class SharedGraph:
 
     def ingest(self, conversation: Conversation) -> IngestStats:
         marker = self._marker(conversation)
-        digest = hashlib.sha256(f"{conversation_hash(conversation)}|{self.extractor_id}".encode()).hexdigest()
+        digest = hashlib.sha256(f"{conversation_hash(conversation)}|{self.ingest_id}".encode()).hexdigest()
         if marker.is_file():
             saved = json.loads(marker.read_text())
             if saved.get("sha256") == digest:
                 return IngestStats.model_validate(saved["stats"])
+            # writing again would skip every stored turn as extracted: the old facts and vectors would stay
+            raise InvalidInput(
+                f"{self.graph_dir} holds {memory_id(conversation.conversation_id)!r} ingested from other data or by "
+                f"another extractor or embedder (that run: {saved.get('ingest_id', 'not recorded')}; this one: "
+                f"{self.ingest_id}); write this run to a new --out or delete that directory")
         start, episodes, calls, prompt, completion, errors = time.perf_counter(), 0, 0, 0, 0, []
         user = memory_id(conversation.conversation_id)
         for session in sessions_in_time_order(conversation):
@@ -87,7 +95,7 @@ class SharedGraph:
         stats = IngestStats(episodes=episodes, seconds=time.perf_counter() - start, llm_calls=calls,
                             prompt_tokens=prompt, completion_tokens=completion, errors=tuple(errors))
         marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.write_text(json.dumps({"sha256": digest, "stats": stats.model_dump()}))
+        marker.write_text(json.dumps({"sha256": digest, "ingest_id": self.ingest_id, "stats": stats.model_dump()}))
         return stats
 
     def close(self) -> None:

@@ -181,9 +181,26 @@ def torch_threads(count: int | None):
         torch.set_num_threads(before)
 
 
+def default_backend() -> str:
+    """The backend `GRAPHMEM_EMBEDDER_BACKEND` names (`Settings.embedder_backend`): "torch" or "onnx-int8"."""
+    from graphmem.config import Settings
+
+    return Settings().embedder_backend
+
+
+def default_embedder() -> Embedder:
+    """The process-wide embedder of `default_backend`: fp32 sentence-transformers (`fp32_embedder`,
+    the default) or int8 ONNX MiniLM (`fast_embedder`). Every part that embeds without being
+    given an embedder (the evaluation harness's systems and baselines, the benchmarks, the
+    reader) takes it from here, as `Memory` does from its settings, so
+    ``GRAPHMEM_EMBEDDER_BACKEND=onnx-int8 graphmem eval retrieval ...`` measures the int8 path
+    whole; before, the harness embedded with fp32 whatever the setting said."""
+    return fast_embedder() if default_backend() == "onnx-int8" else fp32_embedder()
+
+
 @lru_cache(maxsize=1)
-def default_embedder() -> MiniLMEmbedder:
-    """The process-wide MiniLM: loading it costs seconds, so it happens once."""
+def fp32_embedder() -> MiniLMEmbedder:
+    """The process-wide fp32 MiniLM: loading it costs seconds, so it happens once."""
     return MiniLMEmbedder()
 
 

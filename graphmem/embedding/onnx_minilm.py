@@ -14,7 +14,8 @@ run on up to one thread per core, each a single-threaded run of the model.
 What it costs in quality is measured, not assumed: `python -m bench speed`
 prints MiniLM-only turn recall@10 on the LoCoMo reporting split with this
 embedder and with the fp32 one. The fp32 path stays available as
-`MiniLMEmbedder` (`graphmem.embedding.embedder.select_embedder`).
+`MiniLMEmbedder` (`graphmem.embedding.embedder.fp32_embedder`; `default_embedder`
+follows `GRAPHMEM_EMBEDDER_BACKEND`).
 
 Mean pooling over the attention mask and L2 normalisation follow the model's
 sentence-transformers config, as in `minilm_numpy`.

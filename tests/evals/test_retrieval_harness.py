@@ -318,3 +318,28 @@ def test_bm25_and_minilm_systems_rank_by_their_list_alone(tmp_path, small_locomo
         system.close()
     with pytest.raises(ValueError, match="unknown ranker"):
         make_system("rag", SystemConfig(work_dir=tmp_path, options={"ranker": "bm52"}))
+
+
+def test_a_run_records_its_embedder_and_refuses_a_graph_another_embedder_wrote(tmp_path, small_locomo, monkeypatch):
+    monkeypatch.setenv("GRAPHMEM_CACHE_DIR", str(tmp_path / "cache"))
+
+    def run_with(backend: str, out: Path) -> dict:
+        monkeypatch.setenv("GRAPHMEM_EMBEDDER_BACKEND", backend)
+        result = runner.invoke(app, ["eval", "retrieval", "--dataset", "locomo", "--data", str(small_locomo),
+                                     "--split", "all", "--systems", "graphmem,rag", "--limit", "1", "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        return read_results(out)
+
+    first = run_with("onnx-int8", tmp_path / "a")
+    assert first["conditions"]["embedder"] == {"model": "all-MiniLM-L6-v2", "backend": "onnx-int8"}
+    assert '"backend": "onnx-int8"' in render(first)
+    assert first["systems"]["graphmem"]["errors"] == 0
+    assert run_with("onnx-int8", tmp_path / "a")["systems"]["graphmem"]["errors"] == 0  # its own graph: reused
+
+    # fp32 on the int8 graph would search int8 turn vectors with fp32 questions: every question errors, saying why
+    mixed = run_with("torch", tmp_path / "a")
+    assert mixed["conditions"]["embedder"]["backend"] == "torch"
+    (record,) = mixed["systems"]["graphmem"]["records"]
+    assert mixed["systems"]["graphmem"]["errors"] == 1 and "onnx-int8" in record["error"], record
+    assert mixed["systems"]["rag"]["errors"] == 0  # a system that keeps no graph is unaffected
+    assert run_with("torch", tmp_path / "b")["systems"]["graphmem"]["errors"] == 0

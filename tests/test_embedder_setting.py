@@ -1,0 +1,28 @@
+"""`GRAPHMEM_EMBEDDER_BACKEND` picks the embedder of everything not handed one: `Memory` (from
+its settings), and through `default_embedder` the evaluation harness's systems and baselines,
+the benchmarks and the reader."""
+
+from graphmem import Memory
+from graphmem.config import Settings
+from graphmem.embedding.embedder import MiniLMEmbedder, default_backend, default_embedder, fast_embedder, fp32_embedder
+from graphmem.embedding.onnx_minilm import OnnxMiniLM
+
+
+def test_the_default_embedder_is_fp32_unless_the_setting_names_int8(monkeypatch, tmp_path):
+    monkeypatch.delenv("GRAPHMEM_EMBEDDER_BACKEND", raising=False)
+    assert default_backend() == "torch"
+    assert default_embedder() is fp32_embedder() and isinstance(default_embedder(), MiniLMEmbedder)
+    monkeypatch.setenv("GRAPHMEM_EMBEDDER_BACKEND", "onnx-int8")
+    monkeypatch.setenv("GRAPHMEM_CACHE_DIR", str(tmp_path))  # the int8 export, if this process makes it
+    assert default_backend() == "onnx-int8"
+    assert default_embedder() is fast_embedder() and isinstance(default_embedder(), OnnxMiniLM)
+
+
+def test_memory_and_the_default_embedder_follow_the_same_setting(monkeypatch, tmp_path):
+    monkeypatch.setenv("GRAPHMEM_CACHE_DIR", str(tmp_path / "cache"))
+    for backend in ("torch", "onnx-int8"):
+        monkeypatch.setenv("GRAPHMEM_EMBEDDER_BACKEND", backend)
+        with Memory(data_dir=tmp_path / backend) as mem:
+            assert mem.embedder is default_embedder(), backend
+    with Memory(data_dir=tmp_path / "explicit", settings=Settings(data_dir=tmp_path / "x", embedder_backend="torch")) as mem:
+        assert mem.embedder is fp32_embedder()  # a Memory's own settings win over the environment
