@@ -10,6 +10,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from graphmem.embedding.embedder import DEFAULT_BACKEND
+
 
 def default_data_dir() -> Path:
     return Path.home() / ".graphmem"
@@ -28,8 +30,8 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     falkordb_url: str | None = None
     embedding_model: str = "all-MiniLM-L6-v2"
-    embedder_backend: Literal["torch", "onnx-int8"] = Field(
-        default="torch",
+    embedder_backend: Literal["torch", "onnx-int8"] = Field(  # embedding.embedder.BACKENDS
+        default=DEFAULT_BACKEND,
         description="torch: sentence-transformers fp32; onnx-int8: the same model quantized on ONNX Runtime, "
         "several times faster to write with (graphmem/embedding/onnx_minilm.py, `python -m bench speed`)",
     )

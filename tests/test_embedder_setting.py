@@ -2,10 +2,23 @@
 its settings), and through `default_embedder` the evaluation harness's systems and baselines,
 the benchmarks and the reader."""
 
+from typing import get_args
+
+import pytest
+from pydantic import ValidationError
+
 from graphmem import Memory
 from graphmem.config import Settings
-from graphmem.embedding.embedder import MiniLMEmbedder, default_backend, default_embedder, fast_embedder, fp32_embedder
+from graphmem.embedding.embedder import (
+    BACKENDS,
+    MiniLMEmbedder,
+    default_backend,
+    default_embedder,
+    fast_embedder,
+    fp32_embedder,
+)
 from graphmem.embedding.onnx_minilm import OnnxMiniLM
+from graphmem.schema.errors import ConfigError
 
 
 def test_the_default_embedder_is_fp32_unless_the_setting_names_int8(monkeypatch, tmp_path):
@@ -26,3 +39,17 @@ def test_memory_and_the_default_embedder_follow_the_same_setting(monkeypatch, tm
             assert mem.embedder is default_embedder(), backend
     with Memory(data_dir=tmp_path / "explicit", settings=Settings(data_dir=tmp_path / "x", embedder_backend="torch")) as mem:
         assert mem.embedder is fp32_embedder()  # a Memory's own settings win over the environment
+
+
+def test_the_embedding_layer_reads_the_setting_as_settings_does(monkeypatch):
+    assert get_args(Settings.model_fields["embedder_backend"].annotation) == BACKENDS
+    monkeypatch.delenv("GRAPHMEM_EMBEDDER_BACKEND", raising=False)
+    assert default_backend() == Settings().embedder_backend == "torch"
+    for backend in BACKENDS:
+        monkeypatch.setenv("GRAPHMEM_EMBEDDER_BACKEND", backend)
+        assert default_backend() == Settings().embedder_backend == backend
+    monkeypatch.setenv("GRAPHMEM_EMBEDDER_BACKEND", "int4")
+    with pytest.raises(ConfigError, match="int4"):
+        default_backend()
+    with pytest.raises(ValidationError):
+        Settings()

@@ -58,9 +58,9 @@ def embedder_conditions() -> dict[str, str]:
     figures from the fp32 and the int8 MiniLM differ (README, "int8 as the default embedder"),
     so a results file says which one made it."""
     from graphmem.config import Settings
+    from graphmem.embedding.embedder import default_backend
 
-    settings = Settings()
-    return {"model": settings.embedding_model, "backend": settings.embedder_backend}
+    return {"model": Settings().embedding_model, "backend": default_backend()}
 
 
 def embed_cached(texts: Sequence[str]) -> np.ndarray:

@@ -181,11 +181,18 @@ def torch_threads(count: int | None):
         torch.set_num_threads(before)
 
 
-def default_backend() -> str:
-    """The backend `GRAPHMEM_EMBEDDER_BACKEND` names (`Settings.embedder_backend`): "torch" or "onnx-int8"."""
-    from graphmem.config import Settings
+BACKENDS = ("torch", "onnx-int8")
+DEFAULT_BACKEND = "torch"
 
-    return Settings().embedder_backend
+
+def default_backend() -> str:
+    """The backend `GRAPHMEM_EMBEDDER_BACKEND` names, as `Settings.embedder_backend` reads it:
+    "torch" (fp32, the default) or "onnx-int8". Read here from the environment because
+    `graphmem.config` sits above this layer; the two agree (tests/test_embedder_setting.py)."""
+    value = next((v for k, v in os.environ.items() if k.upper() == "GRAPHMEM_EMBEDDER_BACKEND"), DEFAULT_BACKEND)
+    if value not in BACKENDS:
+        raise ConfigError(f"GRAPHMEM_EMBEDDER_BACKEND must be one of {', '.join(BACKENDS)}, not {value!r}")
+    return value
 
 
 def default_embedder() -> Embedder:
