@@ -92,7 +92,8 @@ def harness_table(dataset: retrieval_run.Dataset, out: Path, title: str) -> dict
     results = retrieval_run.run(dataset, SYSTEMS, out)
     c = results["conditions"]
     print(f"  {c['dataset']}, {c['split']} split{', pooled' if c['pooled'] else ''}: {c['questions']} questions, "
-          f"{c['conversations']} memories, k = {c['retrieve_k']}, context {c['context_tokens']:,} tokens")
+          f"{c['conversations']} memories, k = {c['retrieve_k']}, context {c['context_tokens']:,} tokens, "
+          f"embedder {c['embedder']['model']} ({c['embedder']['backend']})")
     for line in retrieval_table(results).splitlines():
         print("  " + line)
     graphiti = results["systems"].get("graphiti", {})

@@ -17,6 +17,7 @@ import pytest
 import redis
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.pop("GRAPHMEM_EMBEDDER_BACKEND", None)  # fp32 unless a test sets it: the fixtures and thresholds assume fp32
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
 from graphmem import Memory  # noqa: E402

@@ -18,6 +18,7 @@ from graphmem.embedding.embedder import (
     fp32_embedder,
 )
 from graphmem.embedding.onnx_minilm import OnnxMiniLM
+from graphmem.evals.systems._common import embed_cached, embedder_conditions
 from graphmem.schema.errors import ConfigError
 
 
@@ -53,3 +54,15 @@ def test_the_embedding_layer_reads_the_setting_as_settings_does(monkeypatch):
         default_backend()
     with pytest.raises(ValidationError):
         Settings()
+
+
+def test_the_harness_vector_cache_and_conditions_follow_the_backend(monkeypatch, tmp_path):
+    monkeypatch.setenv("GRAPHMEM_CACHE_DIR", str(tmp_path))
+    text = ["Caroline: I went to a LGBTQ support group yesterday and it was so powerful."]
+    vectors = {}
+    for backend in ("torch", "onnx-int8", "torch"):
+        monkeypatch.setenv("GRAPHMEM_EMBEDDER_BACKEND", backend)
+        vectors[backend] = embed_cached(text)[0]
+        assert (vectors[backend] == default_embedder().embed(text)[0]).all(), backend  # its own, not the other's
+        assert embedder_conditions() == {"model": "all-MiniLM-L6-v2", "backend": backend}
+    assert not (vectors["torch"] == vectors["onnx-int8"]).all()

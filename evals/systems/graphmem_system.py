@@ -57,8 +57,10 @@ class SharedGraph:
     def __init__(self, graph_dir: Path, llm: LLMEndpoint | None = None, cache_dir: Path | None = None) -> None:
         self.graph_dir = Path(graph_dir)
         extracted_by = f"llm:{llm.base_url}:{llm.model}" if llm else "rules"
-        # what an ingested marker vouches for: a graph embedded by fp32 is not reused for int8
-        self.ingest_id = f"{extracted_by}|{default_backend()}"
+        backend = default_backend()
+        # what an ingested marker vouches for: a graph embedded by fp32 is not reused for int8. fp32
+        # keeps the id markers had before the backend was part of it, so those graphs are still reused
+        self.ingest_id = extracted_by if backend == "torch" else f"{extracted_by}|{backend}"
         extractor = None
         if llm is not None:
             from graphmem.ingest.llm import LLMExtractor
@@ -70,18 +72,30 @@ class SharedGraph:
     def _marker(self, conversation: Conversation) -> Path:
         return self.graph_dir / "ingested" / f"{memory_id(conversation.conversation_id)}.json"
 
-    def ingest(self, conversation: Conversation) -> IngestStats:
+    def _digest(self, conversation: Conversation) -> str:
+        return hashlib.sha256(f"{conversation_hash(conversation)}|{self.ingest_id}".encode()).hexdigest()
+
+    def ingested(self, conversation: Conversation) -> IngestStats | None:
+        """The stats of this graph's ingestion of `conversation`, None when it has none; raises
+        InvalidInput when it was ingested from other data or by another extractor or embedder:
+        writing again would skip every stored turn as extracted (the old facts and vectors would
+        stay), and searching it would mix two embedders' vectors."""
         marker = self._marker(conversation)
-        digest = hashlib.sha256(f"{conversation_hash(conversation)}|{self.ingest_id}".encode()).hexdigest()
-        if marker.is_file():
-            saved = json.loads(marker.read_text())
-            if saved.get("sha256") == digest:
-                return IngestStats.model_validate(saved["stats"])
-            # writing again would skip every stored turn as extracted: the old facts and vectors would stay
+        if not marker.is_file():
+            return None
+        saved = json.loads(marker.read_text())
+        if saved.get("sha256") != self._digest(conversation):
             raise InvalidInput(
                 f"{self.graph_dir} holds {memory_id(conversation.conversation_id)!r} ingested from other data or by "
                 f"another extractor or embedder (that run: {saved.get('ingest_id', 'not recorded')}; this one: "
                 f"{self.ingest_id}); write this run to a new --out or delete that directory")
+        return IngestStats.model_validate(saved["stats"])
+
+    def ingest(self, conversation: Conversation) -> IngestStats:
+        done = self.ingested(conversation)
+        if done is not None:
+            return done
+        marker, digest = self._marker(conversation), self._digest(conversation)
         start, episodes, calls, prompt, completion, errors = time.perf_counter(), 0, 0, 0, 0, []
         user = memory_id(conversation.conversation_id)
         for session in sessions_in_time_order(conversation):

@@ -1,6 +1,8 @@
 """Mem0, online route: the ``mem0ai`` open-source ``Memory`` with ``infer=True``
 (its own extraction prompt) driven by the same endpoint and model, MiniLM
-embeddings and its local Qdrant vector store.
+embeddings and its local Qdrant vector store. Its embedder is swapped after construction for
+the run's shared one (`SharedMiniLM`, as on the offline route), so every system of a run embeds
+with the backend `GRAPHMEM_EMBEDDER_BACKEND` names.
 
 Why this shape:
 - Turns are added two at a time (an exchange, Mem0's usual unit), each message
@@ -32,6 +34,7 @@ from graphmem.schema.errors import ConfigError
 from graphmem.evals.llm import caching_http_client
 from graphmem.evals.systems._common import memory_id
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
+from graphmem.evals.systems.mem0_system import SharedMiniLM
 from graphmem.ingest.loaders import Conversation, Question
 from graphmem.ingest.metering import Meter
 from graphmem.retrieval.packet import estimate_tokens
@@ -94,6 +97,7 @@ class Mem0LLMSystem:
         folder.mkdir(parents=True)
         os.environ.setdefault("MEM0_DIR", str(folder / "mem0_dir"))
         self.mem0 = Mem0Memory.from_config(mem0_config(folder, config.llm))
+        self.mem0.embedding_model = SharedMiniLM(self.mem0.embedding_model.config)  # the run's one embedder
         cache_dir = Path(config.options.get("llm_cache_dir") or Path(config.work_dir) / "llm_cache")
         self.mem0.llm.client = openai.OpenAI(
             api_key=config.llm.api_key, base_url=config.llm.base_url, max_retries=3,

@@ -189,7 +189,7 @@ def default_backend() -> str:
     """The backend `GRAPHMEM_EMBEDDER_BACKEND` names, as `Settings.embedder_backend` reads it:
     "torch" (fp32, the default) or "onnx-int8". Read here from the environment because
     `graphmem.config` sits above this layer; the two agree (tests/test_embedder_setting.py)."""
-    value = next((v for k, v in os.environ.items() if k.upper() == "GRAPHMEM_EMBEDDER_BACKEND"), DEFAULT_BACKEND)
+    value = {k.upper(): v for k, v in os.environ.items()}.get("GRAPHMEM_EMBEDDER_BACKEND", DEFAULT_BACKEND)
     if value not in BACKENDS:
         raise ConfigError(f"GRAPHMEM_EMBEDDER_BACKEND must be one of {', '.join(BACKENDS)}, not {value!r}")
     return value

@@ -687,3 +687,18 @@ def test_graphiti_ingestion_survives_the_falkordb_in_list_crash(tmp_path, embedd
             assert system.stored_turn_ids("c1") == {"D1:1", "D1:2"}
         finally:
             system.close()
+
+
+def test_mem0s_llm_route_embeds_with_the_runs_backend(tmp_path, monkeypatch, locomo_run):
+    from graphmem.embedding.embedder import default_embedder
+    from graphmem.evals.systems.base import LLMEndpoint, SystemConfig
+    from graphmem.evals.systems.mem0_llm import Mem0LLMSystem
+
+    assert locomo_run["first"]["conditions"]["embedder"] == {"model": "all-MiniLM-L6-v2", "backend": "torch"}
+    assert "- embedder (every system): all-MiniLM-L6-v2 (torch)" in (locomo_run["out"] / "report.md").read_text()
+    monkeypatch.setenv("GRAPHMEM_EMBEDDER_BACKEND", "onnx-int8")
+    monkeypatch.setenv("GRAPHMEM_CACHE_DIR", str(tmp_path / "cache"))
+    system = Mem0LLMSystem("mem0", SystemConfig(work_dir=tmp_path, llm=LLMEndpoint(base_url="http://127.0.0.1:9/v1",
+                                                                                     model="m")))
+    text = "Melanie: I adopted a puppy named Biscuit last week."
+    assert system.mem0.embedding_model.embed(text) == default_embedder().embed([text])[0].tolist()  # int8, not Mem0's fp32

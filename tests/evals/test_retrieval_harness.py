@@ -7,6 +7,7 @@ CLI runs exactly as on the full file.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -342,4 +343,13 @@ def test_a_run_records_its_embedder_and_refuses_a_graph_another_embedder_wrote(t
     (record,) = mixed["systems"]["graphmem"]["records"]
     assert mixed["systems"]["graphmem"]["errors"] == 1 and "onnx-int8" in record["error"], record
     assert mixed["systems"]["rag"]["errors"] == 0  # a system that keeps no graph is unaffected
+    assert run_with("torch", tmp_path / "b")["systems"]["graphmem"]["errors"] == 0
+    # fp32's markers keep the digest they had before the backend counted, so older run dirs are still reused
+    from graphmem.evals.systems.graphmem_system import conversation_hash
+
+    (conv,) = load_locomo(small_locomo)
+    (marker,) = (tmp_path / "b" / "work" / "graphmem_graph" / "ingested").glob("*.json")
+    saved = json.loads(marker.read_text())
+    assert saved["sha256"] == hashlib.sha256(f"{conversation_hash(conv)}|rules".encode()).hexdigest()
+    marker.write_text(json.dumps({k: v for k, v in saved.items() if k != "ingest_id"}))  # as written before
     assert run_with("torch", tmp_path / "b")["systems"]["graphmem"]["errors"] == 0
