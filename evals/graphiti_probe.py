@@ -17,12 +17,13 @@ from pathlib import Path
 import numpy as np
 
 from graphmem import Memory
-from graphmem.embedding.embedder import default_embedder
 from graphmem.evals.graphiti_compat import open_graphiti
 from graphmem.evals.metrics import recall_at
 from graphmem.evals.systems._common import memory_id
+from graphmem.evals.systems.graphmem_system import SharedGraph
 from graphmem.ingest.loaders import load_locomo
 from graphmem.graph.cypher import Query
+from graphmem.schema.errors import InvalidInput
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "locomo_dev7.json"
 FULLTEXT = ("CALL db.idx.fulltext.queryNodes('Episodic', $q) YIELD node, score "
@@ -56,7 +57,15 @@ def probe(run_dir: Path, conversation_id: str, n: int = 40) -> dict[str, float]:
     conv = next(c for c in load_locomo(DATA) if c.conversation_id == conversation_id)
     questions = [q for q in conv.questions if q.category in (1, 2, 3, 4) and q.evidence][:n]
     group = memory_id(conversation_id)
-    with Memory(data_dir=run_dir / "work" / "graphmem_graph", embedder=default_embedder()) as mem:
+    graph = SharedGraph(run_dir / "work" / "graphmem_graph")
+    try:
+        try:  # the run's own ingestion, by this extractor and embedder, or nothing to probe
+            done = graph.ingested(conv)
+        except InvalidInput as exc:
+            raise SystemExit(str(exc)) from exc
+        if done is None:
+            raise SystemExit(f"{run_dir} holds no ingestion of {conversation_id}: run `graphmem eval retrieval` first")
+        mem = graph.memory
         lists = asyncio.run(_graphiti_lists(mem, group, questions))
         for label, field in (("full-text as built", ""), ("full-text @content only", "@content:")):
             lists[label] = []
@@ -64,6 +73,8 @@ def probe(run_dir: Path, conversation_id: str, n: int = 40) -> dict[str, float]:
                 text = build_falkor_fulltext_query(q.question, [group]).replace(") (", f") {field}(", 1)
                 rows = mem.store.run(group, Query(FULLTEXT, {"q": text}), read_only=True)
                 lists[label].append(recall_at([r["name"] for r in rows], q.evidence, 10))
+    finally:
+        graph.close()
     return {label: float(np.mean(values)) for label, values in lists.items()}
 
 
