@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 from graphmem.embedding.embedder import Embedder
 
@@ -66,3 +67,12 @@ async def open_graphiti(url: str, user_id: str, embedder: Embedder):
     return Graphiti(
         graph_driver=driver, llm_client=no_llm(), embedder=graphmem_embedder(embedder), cross_encoder=no_cross_encoder()
     )
+
+
+async def close_graphiti(graphiti: Any) -> None:
+    """Close Graphiti and its connection pool: `Graphiti.close()` leaves the pool open, and the
+    embedded server, seeing a client, would outlive the run (`graphmem.graph.embedded`)."""
+    await graphiti.close()
+    pool = getattr(getattr(graphiti.driver.client, "connection", None), "connection_pool", None)
+    if pool is not None:
+        await pool.disconnect(inuse_connections=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from graphmem import Memory
-from graphmem.evals.graphiti_compat import open_graphiti
+from graphmem.evals.graphiti_compat import close_graphiti, open_graphiti
 from graphmem.evals.metrics import recall_at
 from graphmem.evals.systems._common import memory_id
 from graphmem.evals.systems.graphmem_system import SharedGraph
@@ -47,7 +47,7 @@ async def _graphiti_lists(mem: Memory, group: str, questions) -> dict[str, list[
             out["episodes per query"].append(len(found.episodes))
             out["edges per query"].append(len(found.edges))
     finally:
-        await graphiti.close()
+        await close_graphiti(graphiti)
     return out
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.schema.errors import ConfigError
+from graphmem.evals.graphiti_compat import close_graphiti
 from graphmem.evals.llm import async_caching_http_client
 from graphmem.evals.systems._common import memory_id
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
@@ -122,7 +123,7 @@ class GraphitiLLMSystem:
 
     def close(self) -> None:
         for graphiti in self._graphiti.values():
-            self._run(_close(graphiti))
+            self._run(close_graphiti(graphiti))
         self._graphiti.clear()
         self._loop.close()
         self._memory.close()
@@ -136,7 +137,7 @@ class GraphitiLLMSystem:
         if group in self._graphiti:
             return self._graphiti[group]
         while len(self._graphiti) >= OPEN_GRAPHS:  # LongMemEval: 500 memories, one at a time
-            await _close(self._graphiti.pop(next(iter(self._graphiti))))
+            await close_graphiti(self._graphiti.pop(next(iter(self._graphiti))))
         from falkordb.asyncio import FalkorDB as AsyncFalkorDB
         from graphiti_core import Graphiti
         from graphiti_core.driver.falkordb_driver import FalkorDriver
@@ -211,11 +212,3 @@ async def _drop_crashing_indexes(driver: Any) -> None:
 
 __all__ = ["STAGE", "GraphitiLLMSystem", "render_results"]
 
-
-async def _close(graphiti: Any) -> None:
-    """Close Graphiti and its connection pool: `Graphiti.close()` leaves the pool open,
-    and the embedded server, seeing a client, would outlive the run."""
-    await graphiti.close()
-    pool = getattr(getattr(graphiti.driver.client, "connection", None), "connection_pool", None)
-    if pool is not None:
-        await pool.disconnect(inuse_connections=True)

@@ -16,6 +16,7 @@ import asyncio
 from itertools import zip_longest
 from pathlib import Path
 
+from graphmem.evals.graphiti_compat import close_graphiti
 from graphmem.evals.metrics import count_tokens
 from graphmem.evals.systems._common import error_text, memory_id, stopwatch
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
@@ -84,10 +85,7 @@ class GraphitiSystem:
     def close(self) -> None:
         async def close_all():
             for graphiti in self._open.values():
-                await graphiti.close()
-                pool = getattr(getattr(graphiti.driver.client, "connection", None), "connection_pool", None)
-                if pool is not None:  # else the embedded server sees a client and outlives the run
-                    await pool.disconnect(inuse_connections=True)
+                await close_graphiti(graphiti)
 
         try:
             self._loop.run_until_complete(close_all())
