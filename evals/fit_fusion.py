@@ -39,7 +39,6 @@ def collect(locomo_data: Path, locomo_graph: Path, lme_data: Path, lme_graph: Pa
     from graphmem.evals.systems._common import memory_id
     from graphmem.evals.systems.graphmem_system import SEARCH_LIMIT, SharedGraph
     from graphmem.retrieval.recipes import HYBRID_LEARNED
-    from graphmem.schema.errors import InvalidInput
 
     rows, labels, qids, groups, chats = [], [], [], [], []
     sources = (("locomo", load_dataset("locomo", locomo_data, split="tuning"), locomo_graph),
@@ -48,13 +47,7 @@ def collect(locomo_data: Path, locomo_graph: Path, lme_data: Path, lme_graph: Pa
         graph = SharedGraph(graph_dir)
         try:
             for conv in dataset.conversations:
-                try:
-                    done = graph.ingested(conv)
-                except InvalidInput as exc:  # another extractor or embedder wrote it
-                    raise SystemExit(str(exc)) from exc
-                if done is None:
-                    raise SystemExit(f"{graph_dir} holds no ingestion of {conv.conversation_id}: run "
-                                     f"`graphmem eval retrieval` on the tuning {name} data into it first")
+                graph.require(conv)
                 user = memory_id(conv.conversation_id)
                 episodes = graph.memory.inspect().episodes(user)
                 turn_of = {e.uuid: e.turn_id for e in episodes}

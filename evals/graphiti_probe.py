@@ -23,7 +23,6 @@ from graphmem.evals.systems._common import memory_id
 from graphmem.evals.systems.graphmem_system import SharedGraph
 from graphmem.ingest.loaders import load_locomo
 from graphmem.graph.cypher import Query
-from graphmem.schema.errors import InvalidInput
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "locomo_dev7.json"
 FULLTEXT = ("CALL db.idx.fulltext.queryNodes('Episodic', $q) YIELD node, score "
@@ -59,12 +58,7 @@ def probe(run_dir: Path, conversation_id: str, n: int = 40) -> dict[str, float]:
     group = memory_id(conversation_id)
     graph = SharedGraph(run_dir / "work" / "graphmem_graph")
     try:
-        try:  # the run's own ingestion, by this extractor and embedder, or nothing to probe
-            done = graph.ingested(conv)
-        except InvalidInput as exc:
-            raise SystemExit(str(exc)) from exc
-        if done is None:
-            raise SystemExit(f"{run_dir} holds no ingestion of {conversation_id}: run `graphmem eval retrieval` first")
+        graph.require(conv)
         mem = graph.memory
         lists = asyncio.run(_graphiti_lists(mem, group, questions))
         for label, field in (("full-text as built", ""), ("full-text @content only", "@content:")):

@@ -22,7 +22,7 @@ from graphmem.forgetting.journal import PendingForget
 from graphmem.graph.inspect import Inspector
 from graphmem.graph import bulk_facts, fact_repository
 from graphmem.config import Settings
-from graphmem.embedding.embedder import Embedder, fast_embedder, fp32_embedder
+from graphmem.embedding.embedder import Embedder, embedder_for
 from graphmem.schema.errors import InvalidInput, NotFound
 from graphmem.schema.inputs import FactInput
 from graphmem.schema import time as t
@@ -140,8 +140,7 @@ class Memory:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            fast = self.settings.embedder_backend == "onnx-int8"
-            self._embedder = fast_embedder() if fast else fp32_embedder()
+            self._embedder = embedder_for(self.settings.embedder_backend)
         return self._embedder
 
     def __enter__(self) -> "Memory":

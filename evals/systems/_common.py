@@ -57,19 +57,20 @@ def embedder_conditions() -> dict[str, str]:
     """The embedder every system of a run shares (`default_embedder`), for the run's conditions:
     figures from the fp32 and the int8 MiniLM differ (README, "int8 as the default embedder"),
     so a results file says which one made it."""
-    from graphmem.embedding.embedder import default_backend, default_embedder
+    from graphmem.embedding.embedder import default_backend, embedder_for
 
-    return {"model": default_embedder().name, "backend": default_backend()}
+    backend = default_backend()
+    return {"model": embedder_for(backend).name, "backend": backend}
 
 
 def embed_cached(texts: Sequence[str]) -> np.ndarray:
     """graphmem's MiniLM, remembering every text it embedded in this process: naive RAG
     and Mem0 embed the same "speaker: text" strings, and a run embeds them once. Kept per
     embedder, so a process that changes `GRAPHMEM_EMBEDDER_BACKEND` gets no other one's vectors."""
-    from graphmem.embedding.embedder import default_backend, default_embedder
+    from graphmem.embedding.embedder import default_backend, embedder_for
 
-    embedder = default_embedder()
-    known = _VECTORS.setdefault(default_backend(), {})
+    backend = default_backend()
+    embedder, known = embedder_for(backend), _VECTORS.setdefault(backend, {})
     todo = list(dict.fromkeys(t for t in texts if t not in known))
     if todo:
         known.update(zip(todo, embedder.embed(todo), strict=True))

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from graphmem import Memory
-from graphmem.embedding.embedder import default_backend, default_embedder
+from graphmem.embedding.embedder import default_backend, embedder_for
 from graphmem.evals.metrics import count_tokens
 from graphmem.evals.systems._common import error_text, memory_id, sessions_in_time_order, stopwatch
 from graphmem.evals.systems.base import Context, IngestStats, LLMEndpoint, SystemConfig
@@ -67,7 +67,7 @@ class SharedGraph:
 
             extractor = LLMExtractor(llm.base_url, llm.model, api_key=llm.api_key,
                                      cache_dir=Path(cache_dir or self.graph_dir / "llm_cache") / "graphmem")
-        self.memory = Memory(data_dir=self.graph_dir, embedder=default_embedder(), extractor=extractor)
+        self.memory = Memory(data_dir=self.graph_dir, embedder=embedder_for(backend), extractor=extractor)
 
     def _marker(self, conversation: Conversation) -> Path:
         return self.graph_dir / "ingested" / f"{memory_id(conversation.conversation_id)}.json"
@@ -90,6 +90,17 @@ class SharedGraph:
                 f"another extractor or embedder (that run: {saved.get('ingest_id', 'not recorded')}; this one: "
                 f"{self.ingest_id}); write this run to a new --out or delete that directory")
         return IngestStats.model_validate(saved["stats"])
+
+    def require(self, conversation: Conversation) -> None:
+        """For tools that read a harness graph (`fit_fusion collect`, `graphiti_probe`): SystemExit
+        with the reason unless this extractor and embedder ingested `conversation` into it."""
+        try:
+            done = self.ingested(conversation)
+        except InvalidInput as exc:
+            raise SystemExit(str(exc)) from exc
+        if done is None:
+            raise SystemExit(f"{self.graph_dir} holds no ingestion of {conversation.conversation_id}: "
+                             f"run `graphmem eval retrieval` on that data into it first")
 
     def ingest(self, conversation: Conversation) -> IngestStats:
         done = self.ingested(conversation)

@@ -195,14 +195,19 @@ def default_backend() -> str:
     return value
 
 
+def embedder_for(backend: str) -> Embedder:
+    """The process-wide embedder of `backend`: fp32 sentence-transformers (`fp32_embedder`) for
+    "torch", int8 ONNX MiniLM (`fast_embedder`) for "onnx-int8"."""
+    return fast_embedder() if backend == "onnx-int8" else fp32_embedder()
+
+
 def default_embedder() -> Embedder:
-    """The process-wide embedder of `default_backend`: fp32 sentence-transformers (`fp32_embedder`,
-    the default) or int8 ONNX MiniLM (`fast_embedder`). Every part that embeds without being
-    given an embedder (the evaluation harness's systems and baselines, the benchmarks, the
-    reader) takes it from here, as `Memory` does from its settings, so
+    """`embedder_for(default_backend())`. Every part that embeds without being given an embedder
+    (the evaluation harness's systems and baselines, the benchmarks, the reader) takes it from
+    here, as `Memory` takes `embedder_for` its settings' backend, so
     ``GRAPHMEM_EMBEDDER_BACKEND=onnx-int8 graphmem eval retrieval ...`` measures the int8 path
     whole; before, the harness embedded with fp32 whatever the setting said."""
-    return fast_embedder() if default_backend() == "onnx-int8" else fp32_embedder()
+    return embedder_for(default_backend())
 
 
 @lru_cache(maxsize=1)
