@@ -157,7 +157,8 @@ class Memory:
     # -- graph plumbing -------------------------------------------------------
 
     def _open_graph(self, user_id: str) -> None:
-        self.store.ensure_graph(user_id, dimension=self.embedder.dimension, embedder=self.embedder.name)
+        self.store.ensure_graph(user_id, dimension=self.embedder.dimension, embedder=self.embedder.name,
+                                backend=getattr(self.embedder, "backend", None))
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         vectors = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
@@ -276,7 +277,8 @@ class Memory:
         :param scopes: the scopes to read (default ``["user"]``); no fact, chain,
             turn or entity line comes from any other.
         :raises InvalidInput: bad user id, query, time, limit, budget, scopes or recipe
-            (an unknown name, or a list or reranker name that is not one of the enums).
+            (an unknown name, or a list or reranker name that is not one of the enums), or
+            a memory whose vectors another embedder model made (`Store.ensure_graph`).
         :raises StoreError: FalkorDB failed.
 
         Example:
@@ -296,6 +298,7 @@ class Memory:
         chosen = get_recipe(recipe) if isinstance(recipe, str) else validate_recipe(recipe or DEFAULT_RECIPE)
         from graphmem.retrieval.search import RetrievalContext, search as run_search  # lazy: scipy is ~0.2 s of every CLI start
 
+        self.store.check_embedding(user_id, dimension=self.embedder.dimension, embedder=self.embedder.name)
         context = RetrievalContext(store=self.store, embed=self._embed, indexes=self._indexes)
         return run_search(
             context,

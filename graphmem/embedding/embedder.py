@@ -23,7 +23,12 @@ from graphmem.schema.errors import ConfigError
 
 @runtime_checkable
 class Embedder(Protocol):
-    """What graphmem needs from an embedder: unit-length float32 rows."""
+    """What graphmem needs from an embedder: unit-length float32 rows.
+
+    `name` is recorded on every graph the embedder writes, and another name is refused
+    there. An optional `backend` attribute ("torch", "onnx-int8", ...) is recorded too,
+    so a graph written on two backends of one model says so (`Store.embedding`).
+    """
 
     name: str
     dimension: int
@@ -48,6 +53,7 @@ class MiniLMEmbedder:
     """
 
     name = "all-MiniLM-L6-v2"
+    backend = "torch"
 
     def __init__(self, batch_size: int = 64, *, query_onnx: bool = True) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -58,6 +58,7 @@ class NumpyMiniLM:
     """
 
     name = "all-MiniLM-L6-v2"
+    backend = "numpy"
     dimension = 384
 
     def __init__(self, path: Path | None = None, batch_size: int = 32) -> None:

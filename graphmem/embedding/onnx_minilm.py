@@ -149,6 +149,7 @@ class OnnxMiniLM:
         if not path.exists():
             export(weights, path, int8=int8)
         self.model_path = path
+        self.backend = "onnx-int8" if int8 else "onnx-fp32"
         max_len = json.loads((weights / "sentence_bert_config.json").read_text())["max_seq_length"]
         self._tokenizer = Tokenizer.from_file(str(weights / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_len)

@@ -27,7 +27,7 @@ from graphmem.graph.cypher import inspection as iq
 from graphmem.schema import time as t
 from graphmem.schema.models import check_user_id
 from graphmem.schema.records import FactRecord
-from graphmem.graph.store import Store
+from graphmem.graph.store import GraphEmbedding, Store
 from graphmem.parsing.text import clean_text
 
 MAX_NEEDLE = 1_000
@@ -160,6 +160,11 @@ class Inspector:
         rows = self._rows(user_id, iq.counts())
         return Counts(**rows[0]) if rows else Counts()
 
+    def embedding(self, user_id: str) -> GraphEmbedding | None:
+        """The embedder model, dimension and backends the user's vectors were written
+        with; None for an unknown user."""
+        return self.store.embedding(user_id)
+
     def contains_text(self, user_id: str, needle: str) -> list[TextHit]:
         """Every node or edge property (names, aliases, summaries, fact and turn
         text, ...) holding `needle`, case-insensitively; [] when none does."""
@@ -168,4 +173,4 @@ class Inspector:
         return nodes + find_text("edge", self._rows(user_id, iq.all_edges()), needle)
 
 
-__all__ = ["Counts", "EntityRow", "EpisodeRow", "FactRow", "Inspector", "MentionRow", "TextHit", "find_text"]
+__all__ = ["Counts", "EntityRow", "EpisodeRow", "FactRow", "GraphEmbedding", "Inspector", "MentionRow", "TextHit", "find_text"]

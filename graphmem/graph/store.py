@@ -7,6 +7,7 @@ the one place where redis/FalkorDB errors become `StoreError`.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -15,17 +16,36 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from pydantic import BaseModel, ConfigDict
 
 from graphmem.graph.embedded import QUERY_TIMEOUT_S, client_options, close_embedded, open_embedded, server_pid
 from graphmem.schema.errors import ConfigError, InvalidInput, StoreError
 from graphmem.graph.locking import UserLock
-from graphmem.graph.cypher import Query, create_graph_meta, graph_meta
+from graphmem.graph.cypher import Query, add_graph_backend, create_graph_meta, graph_meta
 from graphmem.schema import time as t
 
 INDEX_WAIT_SECONDS = 300.0
 INDEX_STATUS = "CALL db.indexes() YIELD label, status RETURN label, status"
 from graphmem.schema.indexes import ACCESS_INDEX, all_indexes
 from graphmem.schema.models import check_user_id
+
+log = logging.getLogger(__name__)
+
+
+class GraphEmbedding(BaseModel):
+    """What a user's stored vectors were made with, as its GraphmemMeta node records it.
+
+    `backends` lists every embedder backend that has written to the graph, in order
+    ("torch", "onnx-int8", ...): the same model on two backends gives comparable but not
+    equal vectors, so a graph written by both says so. Empty for graphs created before
+    2026-12-05, which did not record it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    dimension: int
+    embedder: str | None = None
+    backends: tuple[str, ...] = ()
 
 
 @contextmanager
@@ -63,7 +83,7 @@ class Store:
         self._db = db
         self.embedded = embedded
         self._url = url
-        self._ready: dict[str, int] = {}
+        self._ready: dict[str, GraphEmbedding] = {}
         self._indexed: set[str] = set()
         self._locks: dict[str, UserLock] = {}
         self._guard = threading.Lock()
@@ -146,35 +166,73 @@ class Store:
                 self._locks[user_id] = UserLock(self._db.connection, check_user_id(user_id))
             return self._locks[user_id]
 
-    def ensure_graph(self, user_id: str, *, dimension: int, embedder: str) -> int:
+    def ensure_graph(self, user_id: str, *, dimension: int, embedder: str, backend: str | None = None) -> int:
         """Create the user's graph with its indexes once; return its embedding size.
 
-        A graph records the embedding dimension it was built with; opening it
-        with an embedder of another dimension is refused rather than mixing
-        vectors that cannot be compared.
+        A graph records the embedder it was built with (model name and dimension) and
+        every backend that wrote to it. Writing with another model is refused rather
+        than mixing vectors that cannot be compared, even when the dimension matches;
+        writing with the same model on a new backend is allowed, recorded, and logged.
         """
         check_user_id(user_id)
-        if user_id in self._ready:
-            return self._check_dimension(user_id, self._ready[user_id], dimension)
+        known = self._ready.get(user_id)
+        if known is not None and (backend is None or backend in known.backends):
+            return self._check_embedding(user_id, known, dimension, embedder).dimension
         with self.user_lock(user_id):
-            rows = self.run(user_id, graph_meta()) if user_id in self.users() else []
-            if rows:
-                stored = int(rows[0]["embedding_dim"])
-            else:
+            known = self._stored_embedding(user_id)
+            if known is None:
                 for statement in all_indexes(dimension):
                     self._create_index(user_id, statement)
-                self.run(user_id, create_graph_meta(dimension, embedder, t.now_utc()))
-                stored = dimension
-            self._ready[user_id] = stored
-        return self._check_dimension(user_id, stored, dimension)
+                self.run(user_id, create_graph_meta(dimension, embedder, t.now_utc(), backend))
+                known = GraphEmbedding(dimension=dimension, embedder=embedder, backends=(backend,) if backend else ())
+            else:
+                self._check_embedding(user_id, known, dimension, embedder)
+                if backend and backend not in known.backends:
+                    self.run(user_id, add_graph_backend(backend))
+                    if known.backends:
+                        log.warning("graph %r was written with the %s backend(s) of %s; %s vectors are now added beside them",
+                                    user_id, ", ".join(known.backends), embedder, backend)
+                    known = known.model_copy(update={"backends": (*known.backends, backend)})
+            self._ready[user_id] = known
+        return known.dimension
+
+    def check_embedding(self, user_id: str, *, dimension: int, embedder: str) -> None:
+        """Refuse to compare an embedder's vectors with a graph another embedder built
+        (reads call this; an unknown user passes, having nothing to compare)."""
+        known = self.embedding(user_id)
+        if known is not None:
+            self._check_embedding(user_id, known, dimension, embedder)
+
+    def embedding(self, user_id: str) -> GraphEmbedding | None:
+        """What the user's vectors were made with; None when the user has no graph."""
+        check_user_id(user_id)
+        if user_id not in self._ready:
+            known = self._stored_embedding(user_id)
+            if known is None:
+                return None
+            self._ready[user_id] = known
+        return self._ready[user_id]
+
+    def _stored_embedding(self, user_id: str) -> GraphEmbedding | None:
+        rows = self.run(user_id, graph_meta(), read_only=True) if user_id in self.users() else []
+        if not rows:
+            return None
+        row = rows[0]
+        return GraphEmbedding(dimension=int(row["embedding_dim"]), embedder=row["embedder"],
+                              backends=tuple(row["backends"] or ()))
 
     @staticmethod
-    def _check_dimension(user_id: str, stored: int, dimension: int) -> int:
-        if stored != dimension:
+    def _check_embedding(user_id: str, known: GraphEmbedding, dimension: int, embedder: str) -> GraphEmbedding:
+        if known.dimension != dimension:
             raise InvalidInput(
-                f"graph {user_id!r} holds {stored}-dimensional embeddings; this embedder makes {dimension}"
+                f"graph {user_id!r} holds {known.dimension}-dimensional embeddings; this embedder makes {dimension}"
             )
-        return stored
+        if known.embedder and known.embedder != embedder:
+            raise InvalidInput(
+                f"graph {user_id!r} holds vectors of the embedder {known.embedder!r}; {embedder!r} vectors cannot be "
+                f"compared with them: open this memory with {known.embedder!r}"
+            )
+        return known
 
     def _create_index(self, user_id: str, statement: str) -> None:
         try:

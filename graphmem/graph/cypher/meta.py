@@ -10,13 +10,27 @@ from graphmem.graph.cypher.query import Query
 
 
 def graph_meta() -> Query:
-    return Query("MATCH (m:GraphmemMeta) RETURN m.embedding_dim AS embedding_dim, m.embedder AS embedder", {})
-
-
-def create_graph_meta(dimension: int, embedder: str, created_at: datetime) -> Query:
     return Query(
-        "CREATE (m:GraphmemMeta {embedding_dim: $dim, embedder: $embedder, schema_version: 1, created_at: $at})",
-        {"dim": dimension, "embedder": embedder, "at": t.encode(created_at)},
+        "MATCH (m:GraphmemMeta) RETURN m.embedding_dim AS embedding_dim, m.embedder AS embedder, "
+        "coalesce(m.embedder_backends, []) AS backends",
+        {},
+    )
+
+
+def create_graph_meta(dimension: int, embedder: str, created_at: datetime, backend: str | None = None) -> Query:
+    return Query(
+        "CREATE (m:GraphmemMeta {embedding_dim: $dim, embedder: $embedder, embedder_backends: $backends, "
+        "schema_version: 1, created_at: $at})",
+        {"dim": dimension, "embedder": embedder, "backends": [backend] if backend else [], "at": t.encode(created_at)},
+    )
+
+
+def add_graph_backend(backend: str) -> Query:
+    """Record one more embedder backend as having written this graph's vectors."""
+    return Query(
+        "MATCH (m:GraphmemMeta) WHERE NOT $backend IN coalesce(m.embedder_backends, []) "
+        "SET m.embedder_backends = coalesce(m.embedder_backends, []) + [$backend]",
+        {"backend": backend},
     )
 
 
