@@ -353,3 +353,21 @@ def test_a_run_records_its_embedder_and_refuses_a_graph_another_embedder_wrote(t
     assert saved["sha256"] == hashlib.sha256(f"{conversation_hash(conv)}|rules".encode()).hexdigest()
     marker.write_text(json.dumps({k: v for k, v in saved.items() if k != "ingest_id"}))  # as written before
     assert run_with("torch", tmp_path / "b")["systems"]["graphmem"]["errors"] == 0
+
+    # the tools that read a run's graph (`fit_fusion collect`, `graphiti_probe`) refuse it the same way
+    from graphmem.evals.systems.graphmem_system import SharedGraph
+
+    never = conv.model_copy(update={"conversation_id": "never-ingested"})
+    for backend, refused in (("onnx-int8", None), ("torch", "another extractor or embedder")):
+        monkeypatch.setenv("GRAPHMEM_EMBEDDER_BACKEND", backend)
+        graph = SharedGraph(tmp_path / "a" / "work" / "graphmem_graph")
+        try:
+            if refused:
+                with pytest.raises(SystemExit, match=refused):
+                    graph.require(conv)
+            else:
+                graph.require(conv)
+            with pytest.raises(SystemExit, match="holds no ingestion"):
+                graph.require(never)
+        finally:
+            graph.memory.close()
