@@ -20,7 +20,7 @@ For each kind, in one run and on the same sessions:
 - ingest: `Memory.write` of every session into a fresh embedded store with that
   embedder (rule extractor, offline). Embedding and ingesting take turns, three rounds,
   and the ratio is best over best: on an idle machine one embed and one ingest 27 minutes
-  apart gave 1.46x and 1.93x for the same code (README, whole run of 2026-12-04), and
+  apart gave 1.46x and 1.93x for the same code (docs/benchmark-runs.md, whole run of 2026-12-04), and
   the embedding alone was best of two while the ingest ran once. Each round's wall ratio
   is printed too, so the spread shows.
 

@@ -250,7 +250,7 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
     The second thread creates the new episodes' nodes, then embeds them, while this one
     extracts and resolves; it waits for the nodes only to link mentions to them, and for
     the vectors only to mark the episodes done. Why not store, then resolve: the serial
-    resolution left one core idle for a fifth of a short-turn write (README, short-turn
+    resolution left one core idle for a fifth of a short-turn write (docs/benchmark-runs.md, short-turn
     ingest). The episodes are stored even when extraction or resolution raises (that
     error then propagates, after their vectors are stored too); a storage error
     propagates either way."""

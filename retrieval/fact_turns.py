@@ -6,7 +6,7 @@ turn it came from, but the turn list fuses that turn at a small weight
 Here the fused turn list is rewritten so the best source turn of the fact at
 rank i stands at rank ``i * stride`` or better. Opt-in through
 ``SearchRecipe.fact_turn_stride`` (0 is off); measured on the LoCoMo tuning split
-(README, "Retrieval ablation").
+(docs/retrieval-rounds.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Learned fusion of the turn candidate lists: a linear scorer instead of fixed RRF weights.
 
 The default recipe fuses its turn lists by RRF with weights each tuned one at a
-time (README, "Retrieval ablation"). Here every candidate turn gets a few
+time (docs/retrieval-rounds.md). Here every candidate turn gets a few
 features the search already has (its reciprocal rank and presence in each
 list, its plain BM25 score, how strongly its session shows up among the
 candidates, its length, whether a named speaker or the user spoke it), and a
@@ -13,7 +13,7 @@ embedding.
 The scorer runs only in memories whose turns are between named speakers
 (`applies`): in a memory where a ``user`` talks with an assistant the tuning
 data holds 50 questions, too few to fit the weights (out of fold they lost to
-RRF there, README "Retrieval ablation", fifth round), so such memories keep RRF.
+RRF there, docs/retrieval-rounds.md, fifth round), so such memories keep RRF.
 
 `features`, `applies` and `order` are pure; `load_weights` reads the shipped
 ``data/fusion_weights.json``; `recording` lets the fitting script collect the

@@ -27,7 +27,7 @@ turn only when its lists agree on it clearly. Memories of named speakers (no
 Both run in the weighted-RRF fusion only (`SearchRecipe.query_parts`,
 `SearchRecipe.other_turns`); a memory of named speakers is fused by the
 learned scorer (`retrieval.learned_fusion`), which neither touches. Chosen on the
-tuning half of the pooled LongMemEval questions (README, "Retrieval ablation",
+tuning half of the pooled LongMemEval questions (docs/retrieval-rounds.md,
 seventh round).
 """
 

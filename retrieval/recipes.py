@@ -96,39 +96,39 @@ class SearchRecipe(BaseModel):
     mmr_lambda: float = 0.7
     max_turn_chars: int = 400
     time_filter: bool = Field(True, description="keep facts by the question's time mode; off only for the no_time ablation")
-    time_prior: float = Field(1.0, ge=0.0, description="RRF weight of the turns of sessions dated in the question's named time (`retrieval.time_prior`); 0 is off; chosen on the LoCoMo tuning split, checked on reporting and LongMemEval (README)")
+    time_prior: float = Field(1.0, ge=0.0, description="RRF weight of the turns of sessions dated in the question's named time (`retrieval.time_prior`); 0 is off; chosen on the LoCoMo tuning split, checked on reporting and LongMemEval (docs/retrieval-rounds.md)")
     time_prior_window: float = Field(0.0, ge=0.0, description="when above 0, the time list's weight is `time_prior` "
                                      "times max(1, this / the sessions dated in the named time) "
                                      "(`time_prior.window_weight`): a named time holding few sessions outweighs word "
                                      "matches; weighted-RRF fusion only; 0 (the default) keeps `time_prior`; opt-in, "
-                                     "issue 12's twelfth round: no tuning question gained (README)")
+                                     "issue 12's twelfth round: no tuning question gained (docs/retrieval-rounds.md)")
     time_prior_until_now: bool = Field(False, description="the time prior's range is cut at the question's `now` "
-                                       "(`retrieval.time_prior.until`): a named time after `now` gets no list; README, "
+                                       "(`retrieval.time_prior.until`): a named time after `now` gets no list; docs/retrieval-rounds.md, "
                                        "eighth round")
     fact_turn_stride: int = Field(0, ge=0, description="the best source turn of fact i ranks at i * stride or better (`retrieval.fact_turns`); 0 is off")
     session_cap: int = Field(0, ge=0, description="at most this many turns of one session among the first `limit` (`retrieval.session_cap`); 0 is off")
     fusion: Fusion = Field(Fusion.LEARNED, description="how the turn lists are fused; LEARNED: the linear scorer of "
                            "`retrieval.learned_fusion` in named-speaker memories (RRF in user-assistant ones); kept on "
-                           "the LoCoMo tuning split (README, fifth round); RRF is plain weighted RRF")
+                           "the LoCoMo tuning split (docs/retrieval-rounds.md, fifth round); RRF is plain weighted RRF")
     feedback: FeedbackConfig | None = Field(
         default_factory=lambda: FeedbackConfig(docs=5, terms=10, weight=0.25),
         description="BM25 pseudo-relevance feedback replacing the turn BM25 list (`retrieval.feedback`); None is off; "
-                    "settings fixed in advance, kept on the LongMemEval tuning half and LoCoMo tuning split (README)")
+                    "settings fixed in advance, kept on the LongMemEval tuning half and LoCoMo tuning split (docs/retrieval-rounds.md)")
     chat_neighbours: Literal["all", "user", "none"] = Field(
         "all", description="the neighbour list in user-assistant memories (any turn spoken by `user`): all of it, "
-                           "only the user's own turns, or none; named-speaker memories keep all; README, sixth round")
+                           "only the user's own turns, or none; named-speaker memories keep all; docs/retrieval-rounds.md, sixth round")
     query_parts: float = Field(
         1.0, ge=0.0, description="RRF weight of the question-parts list (`retrieval.query_parts`: BM25 per part of a "
                                  "question naming several things, interleaved); 0 is off; weighted-RRF fusion only; "
-                                 "README, seventh round")
+                                 "docs/retrieval-rounds.md, seventh round")
     other_turns: float = Field(
         0.7, gt=0.0, le=1.0, description="in a user-assistant memory, the fused RRF score of a turn the user did not "
                                          "speak is multiplied by this (`retrieval.query_parts.own_turns_first`); 1 is "
-                                         "off; weighted-RRF fusion only; chosen on the LME tuning half (README, "
+                                         "off; weighted-RRF fusion only; chosen on the LME tuning half (docs/retrieval-rounds.md, "
                                          "seventh round)")
     session_prior: SessionPriorConfig | None = Field(
         None, description="sessions ranked by the centroid of their stored turn vectors reorder the fused turns "
-                          "(`retrieval.session_dense`); None is off; opt-in (README, sixth round)")
+                          "(`retrieval.session_dense`); None is off; opt-in (docs/retrieval-rounds.md, sixth round)")
     abstain_names: Literal["proper", "all", "stored"] = Field(
         "stored", description="which of the question's known names abstention masks and leaves out of the topic "
                               "words: the ones written capitalised (`retrieval.abstention.proper_names`), every "
@@ -146,13 +146,13 @@ class SearchRecipe(BaseModel):
         False, description="True: the turn vector list and abstention's best turn similarity are exact cosine over "
                            "the turn vectors held in memory (`retrieval.turn_vectors`), the same whatever order "
                            "FalkorDB's approximate index was built in; opt-in: it lost one LME tuning question at "
-                           "rank 11 (issue 12's twelfth round, README)")
+                           "rank 11 (issue 12's twelfth round, docs/retrieval-rounds.md)")
     session_tail: SessionTailConfig | None = Field(
         default_factory=SessionTailConfig,
         description="the turns after the first `head` (10) cover the best sessions: ranked by RRF of their fused "
                     "first appearance, their documents' BM25, their best turns' cosine and, for a named time, the "
                     "sessions dated in it (`retrieval.session_rank`); None is off; kept on the LoCoMo tuning split "
-                    "and the LME tuning half (README, eighth round)")
+                    "and the LME tuning half (docs/retrieval-rounds.md, eighth round)")
 
 
 HYBRID_RRF = SearchRecipe(name="hybrid_rrf")
@@ -190,7 +190,7 @@ GRAPH_HEAVY = SearchRecipe(
 HYBRID_DECAY = SearchRecipe(name="hybrid_decay", reranker=Reranker.DECAY)
 # The speaker view (`retrieval.turn_views`): +0.019 recall@10 on the LoCoMo tuning
 # split, -0.001 and session any@10 -0.012 on the reporting split, no change on
-# LongMemEval (README "Retrieval ablation"), so it is opt-in, not the default.
+# LongMemEval (docs/retrieval-rounds.md), so it is opt-in, not the default.
 HYBRID_SPEAKER = SearchRecipe(
     name="hybrid_speaker",
     turn_weights={TurnList.BM25: 1.2, TurnList.VECTOR: 1.0, TurnList.FACTS: 0.3, TurnList.MENTIONS: 0.1,
@@ -198,23 +198,23 @@ HYBRID_SPEAKER = SearchRecipe(
                   TurnList.SPEAKER: 1.0, TurnList.SPEAKER_VECTOR: 1.0},
 )
 
-# Of three more ideas of issue 12 measured on the LoCoMo tuning split (README
-# "Retrieval ablation"), the time prior (`time_prior`) helped there and on the
+# Of three more ideas of issue 12 measured on the LoCoMo tuning split (docs/retrieval-rounds.md),
+# the time prior (`time_prior`) helped there and on the
 # reporting split and LongMemEval, so every recipe but the single-list ones has
 # it; fact hits pulling their source turns up and a per-session cap on the top
 # turns lost recall on tuning and stay opt-in.
 HYBRID_FACT_TURNS = SearchRecipe(name="hybrid_fact_turns", fact_turn_stride=2)
 HYBRID_SESSION_CAP = SearchRecipe(name="hybrid_session_cap", session_cap=3)
 # RM3 feedback on the turn BM25 list (5 turns, 10 terms, weight 0.25, fixed in
-# advance): LongMemEval tuning half recall@10 +0.023, LoCoMo tuning +0.001 (README
-# "Retrieval ablation", fourth round), so every recipe but the single-list ones has it;
+# advance): LongMemEval tuning half recall@10 +0.023, LoCoMo tuning +0.001 (docs/retrieval-rounds.md,
+# fourth round), so every recipe but the single-list ones has it;
 # `hybrid_prf` names it explicitly, `graphmem:no_prf` is the ablation.
 HYBRID_PRF = SearchRecipe(name="hybrid_prf", feedback=FeedbackConfig(docs=5, terms=10, weight=0.25))
 
 # The turn lists fused by a linear scorer fitted on the LoCoMo tuning split
 # (`retrieval.learned_fusion`, `graphmem.evals.fit_fusion`), in named-speaker
 # memories only: LoCoMo tuning recall@10 0.716 -> 0.816 out of fold, LME tuning
-# half unchanged (README "Retrieval ablation", fifth round), so every recipe but
+# half unchanged (docs/retrieval-rounds.md, fifth round), so every recipe but
 # the single-list ones has it; `graphmem:no_learned` is the ablation.
 HYBRID_LEARNED = SearchRecipe(name="hybrid_learned", fusion=Fusion.LEARNED)
 
@@ -222,7 +222,7 @@ HYBRID_LEARNED = SearchRecipe(name="hybrid_learned", fusion=Fusion.LEARNED)
 # then one turn of each next session by RRF of fused rank and centroid rank until 10
 # sessions are covered (`hybrid_session_tail`; `_own`: centroids of the user's own
 # turns), or the top centroid sessions' best turns as one more RRF list
-# (`hybrid_session_list`). Measured in issue 12's sixth round (README): session
+# (`hybrid_session_list`). Measured in issue 12's sixth round (docs/retrieval-rounds.md): session
 # any@10 +0.005 / +0.000 (tail) on the LoCoMo tuning split / LME tuning half, short of
 # the +0.01 its rule asked; the list cost R@10. Not kept.
 # They reorder the same turns as the eighth round's `session_tail` (below), so they run without it:
@@ -235,7 +235,7 @@ HYBRID_SESSION_LIST = SearchRecipe(name="hybrid_session_list",
                                    session_prior=SessionPriorConfig(mode="list", own=True, sessions=5, per_session=2,
                                                                     weight=0.5), session_tail=None)
 # No neighbour list in user-assistant memories (a user turn's neighbours are the
-# assistant's long answers, README: on LongMemEval the neighbours cost 0.022 R@10);
+# assistant's long answers, docs/retrieval-rounds.md: on LongMemEval the neighbours cost 0.022 R@10);
 # named-speaker memories keep it. Opt-in, issue 12's sixth round: LME tuning half
 # R@5 +0.043 but R@10 -0.020, so not kept.
 HYBRID_NO_CHAT_NEIGHBOURS = SearchRecipe(name="hybrid_no_chat_neighbours", chat_neighbours="none")
@@ -245,14 +245,14 @@ HYBRID_NO_CHAT_NEIGHBOURS = SearchRecipe(name="hybrid_no_chat_neighbours", chat_
 # R@10 -0.003, so not kept.
 HYBRID_USER_NEIGHBOURS = SearchRecipe(name="hybrid_user_neighbours", chat_neighbours="user")
 
-# Issue 12's seventh round (`retrieval.query_parts`, README "Retrieval ablation"): the
+# Issue 12's seventh round (`retrieval.query_parts`, docs/retrieval-rounds.md): the
 # question-parts list and the user's own turns first, both in the default recipe; these
 # two name the default without one of them (the ablations `graphmem:no_parts`,
 # `graphmem:no_own_first` of the round's runs).
 HYBRID_NO_PARTS = SearchRecipe(name="hybrid_no_parts", query_parts=0.0)
 HYBRID_NO_OWN_FIRST = SearchRecipe(name="hybrid_no_own_first", other_turns=1.0)
 
-# Issue 12's eighth round (`retrieval.session_rank`, README "Retrieval ablation"): the turns
+# Issue 12's eighth round (`retrieval.session_rank`, docs/retrieval-rounds.md): the turns
 # after the first 10 cover the best sessions (session any@10 LoCoMo tuning +0.007, LME tuning
 # half +0.020, recall@10 unchanged by construction), in the default recipe;
 # `hybrid_no_session_tail` is the default without it (ablation `graphmem:no_session_tail`).
@@ -261,7 +261,7 @@ HYBRID_NO_OWN_FIRST = SearchRecipe(name="hybrid_no_own_first", other_turns=1.0)
 HYBRID_NO_SESSION_TAIL = SearchRecipe(name="hybrid_no_session_tail", session_tail=None)
 HYBRID_TIME_UNTIL_NOW = SearchRecipe(name="hybrid_time_until_now", time_prior_until_now=True)
 
-# Issue 12's ninth round (README "Retrieval ablation"): abstention masks proper names only, so
+# Issue 12's ninth round (docs/retrieval-rounds.md): abstention masks proper names only, so
 # a common-noun entity ("car", "running") stays the question's topic; this names the default
 # with every known name masked, as before (ablation `graphmem:mask_all_names`).
 HYBRID_MASK_ALL_NAMES = SearchRecipe(name="hybrid_mask_all_names", abstain_names="all")

@@ -5,7 +5,7 @@ session on the question's topic), while the evidence of a multi-session
 question sits in others. Here, within the first `window` places, a session
 keeps at most `cap` turns; its further turns wait until the window is full.
 Opt-in through ``SearchRecipe.session_cap`` (0 is off); measured on the LoCoMo
-tuning split (README, "Retrieval ablation").
+tuning split (docs/retrieval-rounds.md).
 """
 
 from __future__ import annotations

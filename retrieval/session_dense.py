@@ -3,7 +3,7 @@
 Every earlier turn list ranks turns; a session only shows up through its best
 turn. Session any@10 (a gold session among the first 10 cited sessions) can
 only move if the order in which sessions first appear changes, and deferring a
-session's later turns does not change it (README, "Retrieval ablation", the
+session's later turns does not change it (docs/retrieval-rounds.md, the
 per-session cap). Here each session gets a vector of its own: the centroid of
 its stored turn vectors (MiniLM, written at ingest), or of its user's own turns
 where it has some (`own=True`: in a user-assistant chat the user's turns say
@@ -20,7 +20,7 @@ Two ways to use that ranking, both opt-in (`SearchRecipe.session_prior`):
 - ``list``: the best turns of the top centroid sessions, interleaved by session,
   are fused with the fused turn order by RRF (`weight` against 1.0).
 
-Measured in issue 12's sixth round (README, "Retrieval ablation"): neither passed its
+Measured in issue 12's sixth round (docs/retrieval-rounds.md): neither passed its
 rule (the tail moved session any@10 +0.005 on the LoCoMo tuning split and not at all on
 the LME tuning half; the list cost R@10), so both stay opt-in. A centroid ranks sessions
 worse than their best fused turn does.

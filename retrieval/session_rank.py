@@ -3,7 +3,7 @@
 Session any@10 (a gold session among the first 10 sessions the cited turns come
 from) moves only when the order in which sessions first appear changes: a cap of
 turns per session, or an MMR over them, defers a session's later turns and leaves
-that order as it was (README, "Retrieval ablation", second and seventh rounds). The
+that order as it was (docs/retrieval-rounds.md, second and seventh rounds). The
 sixth round's tail (`retrieval.session_dense`) changed the order after the first
 10 turns by a session centroid, which ranks sessions worse than their best turn.
 
@@ -31,7 +31,7 @@ unchanged; the reorder acts on longer contexts (the harness cites 25 turns).
 
 The session document index is built once per graph version from the turn BM25
 index's counts (a sparse product; `UserIndexes.derive`). Opt-in or
-default per `SearchRecipe.session_tail` (README, "Retrieval ablation", eighth round).
+default per `SearchRecipe.session_tail` (docs/retrieval-rounds.md, eighth round).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ class SessionTailConfig(BaseModel):
     dense: float = Field(1.0, ge=0.0, description="RRF weight of the sessions ranked by their best turns' cosine")
     dense_turns: int = Field(3, ge=1, le=10, description="a session's dense score is the mean cosine of its best "
                                                          "this many turns; 1 is its best turn (before issue 12's "
-                                                         "eleventh round); 3 kept on the LoCoMo tuning split (README)")
+                                                         "eleventh round); 3 kept on the LoCoMo tuning split (docs/retrieval-rounds.md)")
     dated: float = Field(1.0, ge=0.0, description="RRF weight of the sessions dated in the time the question names "
                                                   "(cut at `now`, `time_prior.until`), by their best turns' cosine")
     own: bool = Field(True, description="in a user-assistant memory, a session document is the user's own turns "
@@ -125,7 +125,7 @@ def best_turns_mean(values: np.ndarray, sizes: np.ndarray, turns: int) -> np.nda
     """Per group of consecutive `values` (group lengths `sizes`, each >= 1), the mean of its `turns`
     largest values (pure). Why more than the best one: a session about the question's topic
     has several turns near it, while one turn of an unrelated session can match a phrase
-    (issue 12's eleventh round, README).
+    (issue 12's eleventh round, docs/retrieval-rounds.md).
 
     Example:
         >>> best_turns_mean(np.array([0.9, 0.1, 0.5, 0.6, 0.7, 0.2]), np.array([3, 3]), 2).round(2).tolist()

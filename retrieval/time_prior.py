@@ -5,7 +5,7 @@ BM25 and MiniLM rank every turn alike whatever its date. When the question
 names a time (`retrieval.query` resolves it to a range against the question's
 ``now``), one more candidate list ranks the turns of the sessions dated in
 that range: BM25 over just those turns, then the MiniLM list's turns of those
-sessions. Measured on the LoCoMo tuning split (README, "Retrieval ablation");
+sessions. Measured on the LoCoMo tuning split (docs/retrieval-rounds.md);
 ``SearchRecipe.time_prior`` is the list's RRF weight (1.0 in the default recipe; 0 turns it off);
 ``SearchRecipe.time_prior_window`` (opt-in) grows it when the named time holds few sessions.
 
@@ -51,7 +51,7 @@ def window_weight(weight: float, sessions: int, scale: float) -> float:
     times max(1, scale / sessions), so a narrow window ("10 days ago", a date) that holds one to a
     few sessions outweighs a list that merely shares words, while a wide one ("the past three
     months", dozens of sessions) keeps `weight`. `scale` 0 (or no dated session) is `weight` (pure;
-    `SearchRecipe.time_prior_window`, opt-in: issue 12's twelfth round gained no tuning question, README).
+    `SearchRecipe.time_prior_window`, opt-in: issue 12's twelfth round gained no tuning question, docs/retrieval-rounds.md).
 
     Example:
         >>> window_weight(1.0, 2, 10.0), window_weight(1.0, 40, 10.0), window_weight(1.0, 2, 0.0)

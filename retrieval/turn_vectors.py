@@ -9,8 +9,8 @@ ten for 62 of the 99 pooled LongMemEval questions, session any@10 0.949 against 
 Exact search gives the same turns either way, and costs nothing new: the vectors are read
 once per graph version for the session tail anyway (`session_dense.vectors_of`), and one
 product over a few thousand turns takes well under a millisecond. Why not the default: on
-the tuning sets it moved one LME question from rank 10 to 11 (README, "Retrieval
-ablation", twelfth round), so by the keep rule it stays opt-in.
+the tuning sets it moved one LME question from rank 10 to 11 (docs/retrieval-rounds.md,
+twelfth round), so by the keep rule it stays opt-in.
 """
 
 from __future__ import annotations

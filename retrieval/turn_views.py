@@ -13,9 +13,8 @@ in a memory where the user (speaker ``user``) talks with an assistant: the
 user's own turns by BM25 (`TurnList.SELF`) and the MiniLM list filtered to
 them (`TurnList.SELF_VECTOR`), so long assistant answers that share the
 question's words cannot crowd out what the user said. In the default recipe
-(README, "Retrieval ablation": chosen on the tuning half of the pooled
-LongMemEval questions; it never fires on LoCoMo, whose speakers are named). Chosen on the LoCoMo tuning split (README,
-"Retrieval ablation"); a session view (the best turns of the best sessions)
+(docs/retrieval-rounds.md: chosen on the tuning half of the pooled
+LongMemEval questions; it never fires on LoCoMo, whose speakers are named). Chosen on the LoCoMo tuning split (docs/retrieval-rounds.md); a session view (the best turns of the best sessions)
 was measured there too and not kept.
 
 Pure functions over arrays aligned with the episode BM25 index; `TurnTable`

@@ -1,7 +1,9 @@
 """The repository's own promises about itself: cites resolve, dependencies are used.
 
 Code cites the design as "ARCHITECTURE §N" (docs/ARCHITECTURE.md); a cite of a
-section that does not exist misleads the reader. Every main dependency must be
+section that does not exist misleads the reader, and so does a cite of a `docs/`
+file that is not there (the README's measurement logs live in `docs/` since
+2026-12-05). Every main dependency must be
 imported somewhere in the shipped packages: an unused one costs every install.
 """
 
@@ -15,6 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("graphmem", "schema", "ingest", "retrieval", "evals")
 CITE = re.compile(r"ARCHITECTURE(?:\.md)? §(\d+)")
+DOC_CITE = re.compile(r"\bdocs/[\w.-]+\.(?:md|png)\b")
 # distribution name -> the module it installs, where the two differ
 IMPORT_NAMES = {
     "pyahocorasick": "ahocorasick",
@@ -57,6 +60,14 @@ def test_every_architecture_cite_names_a_section_that_exists():
              for n in CITE.findall(path.read_text(errors="replace"))]
     missing = [(str(path), n) for path, n in cites if n not in known]
     assert not missing, f"cites of sections not in docs/ARCHITECTURE.md: {missing}"
+
+
+def test_every_cited_docs_file_exists():
+    cites = {(str(path.relative_to(ROOT)), cite) for path in tracked() if path.suffix in (".py", ".md", ".toml")
+             for cite in DOC_CITE.findall(path.read_text(errors="replace"))}
+    assert {cite for _, cite in cites} >= {"docs/retrieval-rounds.md", "docs/ARCHITECTURE.md"}
+    missing = sorted((path, cite) for path, cite in cites if not (ROOT / cite).is_file())
+    assert not missing, f"cites of files not in docs/: {missing}"
 
 
 def test_no_code_cites_the_design_document_that_is_not_in_the_repo():

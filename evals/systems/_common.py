@@ -55,7 +55,7 @@ _VECTORS: dict[str, dict[str, np.ndarray]] = {}  # backend -> text -> vector
 
 def embedder_conditions() -> dict[str, str]:
     """The embedder every system of a run shares (`default_embedder`), for the run's conditions:
-    figures from the fp32 and the int8 MiniLM differ (README, "int8 as the default embedder"),
+    figures from the fp32 and the int8 MiniLM differ (docs/benchmark-runs.md, "int8 as the default embedder"),
     so a results file says which one made it."""
     from graphmem.embedding.embedder import default_backend, embedder_for
 

@@ -192,7 +192,7 @@ class OnnxMiniLM:
     def _workers(self) -> ThreadPoolExecutor:
         """The batch workers, made once. Calls may overlap (ONNX Runtime's `run` is thread-safe):
         a write embeds its turns on the workers while its extractor and resolver embed a few names
-        and sentences on their own thread, instead of waiting for the turns (why: README, short-turn
+        and sentences on their own thread, instead of waiting for the turns (why: docs/benchmark-runs.md, short-turn
         ingest). A text's vector depends only on its own call's batches, so overlapping changes none."""
         with self._lock:
             if self._pool is None:
