@@ -88,6 +88,9 @@ def _capital_runs(text: str) -> list[tuple[str, bool]]:
     current: list[str] = []
     opens, prev_end = False, 0
     for i, m in enumerate(tokens):
+        if not current and not m[0][:1].isupper():  # most words: no run to extend, none to start
+            opens, prev_end = i == 0, m.end()
+            continue
         word = _bare(m[0])
         gap = text[prev_end:m.start()]
         adjacent = bool(current) and gap.isspace()

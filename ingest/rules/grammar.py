@@ -70,7 +70,7 @@ REL_MODIFIERS = r"(?:little|big|older|younger|baby|eldest|oldest|youngest|twin|b
 _CAP = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
 NOT_STOP = "(?!(?:" + "|".join(
     sorted((w.capitalize() for w in STOP_NAMES if "'" not in w), key=len, reverse=True)) + r")\b)"
-NAME = rf"(?-i:{NOT_STOP}{_CAP}(?:[ ]{NOT_STOP}{_CAP})?)"
+NAME = rf"(?-i:(?=[A-Z]){NOT_STOP}{_CAP}(?:[ ](?=[A-Z]){NOT_STOP}{_CAP})?)"
 RELS = "(?:" + "|".join(sorted(RELATIONS, key=len, reverse=True)) + ")"
 
 SUBJ = (

@@ -99,14 +99,29 @@ def split_sentences(text: str) -> list[str]:
         piece = piece.strip()
         if not piece:
             continue
-        if pieces and (TITLE_END.search(pieces[-1]) or (
-                MIDDLE_INITIAL.search(pieces[-1]) and piece[:1].isupper() and piece.split()[0].lower() not in STOP_NAMES) or (
-                SOFT_END.search(pieces[-1]) and STARTS_LOWER.match(piece)) or _MODIFIER_INITIALS.search(pieces[-1]) and (
-                piece.split()[0].lower() not in STOP_NAMES)):
+        if pieces and _continues(pieces[-1], piece):
             pieces[-1] = f"{pieces[-1]} {piece}"
         else:
             pieces.append(piece)
     return pieces
+
+
+def _continues(prev: str, piece: str) -> bool:
+    """Whether the split after `prev` fell inside a sentence (pure). Every ending looked for sits
+    at the end of `prev`, so the bounded ones are searched for in its last characters only (a
+    search from `pos` still sees the characters before it for `\\b` and lookbehinds), and the
+    initials ones run only when `prev` ends in a capital and a dot: searching whole long turns
+    was a sixth of the rules' time, with the same sentences."""
+    end = len(prev)
+    if TITLE_END.search(prev, max(0, end - 8)):  # "approx." is the longest title: 7 characters
+        return True
+    if SOFT_END.search(prev, max(0, end - 6)) and STARTS_LOWER.match(piece):  # "X.Y." or "Corp"; a longer chain ends in one
+        return True
+    if end < 2 or prev[-1] != "." or not "A" <= prev[-2] <= "Z":
+        return False
+    first = piece.split()[0].lower()
+    return bool((MIDDLE_INITIAL.search(prev) and piece[:1].isupper() and first not in STOP_NAMES)
+                or (_MODIFIER_INITIALS.search(prev) and first not in STOP_NAMES))
 
 
 MAX_OBJECT_CHARS = 200  # objects are a few words; never scan the rest of a 20k-character "sentence"
