@@ -15,12 +15,13 @@ from graphmem.ingest.rules.grammar import NOT_STOP, STOP_NAMES
 
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 # a title before a name never ends a sentence ("Dr. Reyes", "St. Mary's"); initials and
-# company suffixes ("U.S.", "Co.") end one only when a capital follows
+# company suffixes ("U.S.", "Co.") end one only when a capital follows (the suffixes' dot was
+# missing from SOFT_END until 2026-12-05, so "at Acme Co. now" was cut after "Co.")
 TITLE_END = re.compile(r"(?:^|(?<=[\s(\"']))(?:Mr|Mrs|Ms|Mx|Dr|St|Mt|Ft|Prof|Rev|Sgt|Capt|Lt|Gen|Gov|Sen|Rep|No|vs|"
                        r"e\.g|i\.e|approx|incl)\.$", re.IGNORECASE)
 # a middle initial ("Ursula K. Le Guin", "George R. R. Martin") ends no sentence before a name
 MIDDLE_INITIAL = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z]\.)+$")
-SOFT_END = re.compile(r"(?:\b(?:[A-Za-z]\.){2,}|\b(?:Co|Inc|Ltd|Corp|Jr|Sr|etc|Bros|Ave|Rd|Blvd|Dept|Univ))$")
+SOFT_END = re.compile(r"(?:\b(?:[A-Za-z]\.){2,}|\b(?:Co|Inc|Ltd|Corp|Jr|Sr|etc|Bros|Ave|Rd|Blvd|Dept|Univ)\.?)$")
 STARTS_LOWER = re.compile(r"[a-z0-9]")
 # "the U.S. Postal Service", "the U.K. office": after "the", initials modify the name that follows
 _MODIFIER_INITIALS = re.compile(r"\bthe\s+(?:[A-Z]\.){2,}$")

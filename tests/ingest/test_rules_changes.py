@@ -28,6 +28,8 @@ def found(text: str, speaker: str = "Ann") -> set[tuple[str, ...]]:
     ("We went to the U.S. last year. It was fun.", ["We went to the U.S. last year.", "It was fun."]),
     ("I love the U.S. It is big.", ["I love the U.S.", "It is big."]),
     ("I work at Hartwell & Co. It is fine.", ["I work at Hartwell & Co.", "It is fine."]),
+    ("I work at Hartwell & Co. now and like it.", ["I work at Hartwell & Co. now and like it."]),
+    ("Acme Inc. hired me. Then Globex Corp. did.", ["Acme Inc. hired me.", "Then Globex Corp. did."]),
     ("Mass at St. Anne's. Then lunch.", ["Mass at St. Anne's.", "Then lunch."]),
 ])
 def test_titles_never_end_a_sentence_and_initials_only_before_a_capital(text, sentences):
