@@ -8,6 +8,10 @@ times each command three times (wall clock around the subprocess; the median is
 printed) beside `python -c pass` from the same run: on a shared 2-core machine
 the ratio says more than the seconds. CPU seconds (user + system of the child)
 are printed too, as they move less with the load than wall time does.
+
+`graphmem ingest (one turn, new dir)` is what a first write costs a fresh process:
+the embedder's and the rules' start-up, the embedded server and the graph's
+indexes, then one turn; each run writes into a data dir of its own.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ USER = "lc"
 SEARCHED = "lc_conv-26"
 RUNS = 3
 TARGETS_S = {"graphmem facts": 1.5, "graphmem search (cold)": 3.0, "Memory.close": 0.3}
+ONE_TURN = {"session_id": "s1", "session_time": "2024-03-01T10:00:00+00:00",
+            "turns": [{"speaker": "user", "content": "I moved to Lisbon last week and started at Acme as a designer."}]}
 
 OPEN_CLOSE = """
 import json, sys, time
@@ -96,6 +102,15 @@ def time_open_close(data_dir: Path) -> dict[str, float]:
     return {key: statistics.median(s[key] for s in samples) for key in samples[0]}
 
 
+def time_cold_ingest(work: Path) -> tuple[float, float]:
+    """Median (wall, CPU) of `graphmem ingest` of one turn, each run into a new data dir."""
+    source = work / "one_turn.jsonl"
+    source.write_text(json.dumps(ONE_TURN) + "\n")
+    samples = [run_once([*graphmem_command(), "ingest", str(source), "--user", "cold",
+                         "--data-dir", str(work / f"cold-{i}")])[:2] for i in range(RUNS)]
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
 def measure(data_dir: Path) -> dict[str, float]:
     gm, d = graphmem_command(), ["--data-dir", str(data_dir)]
     baseline, base_cpu = median_run([sys.executable, "-c", "pass"])
@@ -109,6 +124,10 @@ def measure(data_dir: Path) -> dict[str, float]:
     }
     for name, argv in commands.items():
         figures[name], cpu = median_run(argv)
+        report(name, figures[name], cpu, baseline)
+    with tempfile.TemporaryDirectory(prefix="graphmem-bench-cold-") as work:
+        name = "graphmem ingest (one turn, new dir)"
+        figures[name], cpu = time_cold_ingest(Path(work))
         report(name, figures[name], cpu, baseline)
     parts = time_open_close(data_dir)
     for key, label in (("import", "import graphmem.Memory"), ("open", "Memory open"), ("close", "Memory.close")):

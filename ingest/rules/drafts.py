@@ -122,7 +122,8 @@ class Prefilter:
         self.rules = tuple(rules)
         self.always = 0  # rules with no keywords, or an empty one ("" is in every string)
         masks: dict[str, int] = {}
-        for i, ((_, keywords), _, _) in enumerate(self.rules):
+        for i, rule in enumerate(self.rules):
+            keywords = rule.trigger.keywords  # not the pattern: it compiles on first use
             if not keywords or "" in keywords:
                 self.always |= 1 << i
             for keyword in keywords:

@@ -2,9 +2,9 @@
 
 Patterns match a subject and a verb phrase up to where the object starts;
 objects are cut out afterwards (`rules.text`), which is simpler to get right
-than one regex per sentence shape. Every regex is compiled once at import
-(compiling is pure, so this creates no shared state), because the extractor
-runs on thousands of turns and must stay well above 200 turns/s.
+than one regex per sentence shape. Every regex is compiled once, because the
+extractor runs on thousands of turns and must stay well above 200 turns/s: the
+small shared ones at import, each rule's own on its first use (`Trigger`).
 
 Subjects: "I"/"we" (the speaker), "my sister [Anna]" (the named relative, else
 "<speaker>'s sister"), or a capitalised name ("Caroline lives in Boston").
@@ -16,7 +16,8 @@ family topic (`rules.family`) reads the same table.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+import threading
+from collections.abc import Iterator
 
 # ------------------------------------------------------------------ vocabulary
 
@@ -104,22 +105,55 @@ def verb_phrase(*forms: str) -> str:
     return "(?:" + "|".join(alternatives) + ")"
 
 
-class Trigger(NamedTuple):
-    """A compiled pattern and words one of which any match contains: checking the
-    words is a substring test, far cheaper than running the regex on every sentence."""
+_COMPILING = threading.Lock()
 
-    pattern: re.Pattern[str]
-    keywords: tuple[str, ...]
+
+class Trigger:
+    """A rule's pattern and words one of which any match contains: checking the words is a
+    substring test, far cheaper than running the regex on every sentence.
+
+    The pattern compiles on first use, not at import. Why: the 218 rules' patterns took 1.9 s
+    to compile (the 86 subject rules ~15,000 characters each), which every process that
+    writes paid before its first turn, while a short write runs only the few rules its
+    keywords let through. Handlers compare ``m.re is RULE.pattern``, so a pattern, once
+    compiled, is the same object for every thread. Iterates as ``(pattern, keywords)``.
+    """
+
+    __slots__ = ("_source", "_compiled", "keywords")
+
+    def __init__(self, pattern: str | re.Pattern[str] | None, keywords: tuple[str, ...]) -> None:
+        """`pattern`: source text (compiled case-insensitively on first use) or a compiled pattern."""
+        self._source = pattern if isinstance(pattern, str) else None
+        self._compiled = None if isinstance(pattern, str) else pattern
+        self.keywords = keywords
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        compiled = self._compiled
+        if compiled is None and self._source is not None:
+            fresh = re.compile(self._source, re.IGNORECASE)
+            with _COMPILING:  # one winner, so `m.re is RULE.pattern` holds across threads
+                if self._compiled is None:
+                    self._compiled = fresh
+                compiled = self._compiled
+        return compiled
+
+    def __iter__(self) -> Iterator:
+        yield self.pattern
+        yield self.keywords
+
+    def __repr__(self) -> str:
+        source = self._source if self._source is not None else getattr(self._compiled, "pattern", None)
+        return f"Trigger({(source or '')[:40]!r}..., {self.keywords!r})"
 
 
 def subject_rule(*forms: str, tail: str = r"\s+", keywords: tuple[str, ...] | None = None) -> Trigger:
     """A subject, one of the verb phrases `forms`, then `tail` (up to the object)."""
-    pattern = re.compile(SUBJ + verb_phrase(*forms) + tail, re.IGNORECASE)
-    return Trigger(pattern, keywords if keywords is not None else _form_keywords(forms))
+    return Trigger(SUBJ + verb_phrase(*forms) + tail, keywords if keywords is not None else _form_keywords(forms))
 
 
 def rule(pattern: str, keywords: tuple[str, ...] | frozenset[str] | dict[str, object] = ()) -> Trigger:
-    return Trigger(re.compile(pattern, re.IGNORECASE), tuple(keywords))
+    return Trigger(pattern, tuple(keywords))
 
 
 def alt(phrases: str) -> str:

@@ -531,7 +531,11 @@ def test_keyword_prefilter_never_changes_the_result(monkeypatch):
         "We were also at McGee's bar.", "I'm now a nurse at Mercy.", "I really can't stand horror movies.",
         "I've finally started surfing.", "My dog is now called Rex.", "I'm originally from Sweden.")]
     with_keywords = RuleExtractor().extract(turns)
-    monkeypatch.setattr(rule_extractor, "HANDLERS", tuple(((t.pattern, ()), h, g) for t, h, g in rule_extractor.HANDLERS))
+    from graphmem.ingest.rules.drafts import Rule
+    from graphmem.ingest.rules.grammar import Trigger
+
+    monkeypatch.setattr(rule_extractor, "HANDLERS", tuple(Rule(Trigger(t.pattern, ()), h, g)
+                                                          for t, h, g in rule_extractor.HANDLERS))
     assert RuleExtractor().extract(turns) == with_keywords
 
 

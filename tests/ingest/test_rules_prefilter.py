@@ -17,12 +17,12 @@ from graphmem.ingest.rules.grammar import Trigger
 from graphmem.ingest.rules.text import APOSTROPHES, split_sentences
 
 LOCOMO = Path(__file__).resolve().parent.parent / "data" / "locomo_dev7.json"
-KEYWORDS = sorted({k for rules in (HANDLERS, QUESTION_HANDLERS) for (_, ks), _, _ in rules for k in ks})
+KEYWORDS = sorted({k for rules in (HANDLERS, QUESTION_HANDLERS) for r in rules for k in r.trigger.keywords})
 
 
 def substring_test(rules, low: str) -> list:
     """The prefilter as it was: each rule's keywords tested in turn."""
-    return [r for r in rules if not r[0][1] or any(k in low for k in r[0][1])]
+    return [r for r in rules if not r.trigger.keywords or any(k in low for k in r.trigger.keywords)]
 
 
 def passing(rules, low: str) -> list:

@@ -90,3 +90,45 @@ def test_the_cases_each_speed_up_decides():
     assert entities._capital_runs("we love the Bank of America and New York") == [("Bank of America", False),
                                                                                    ("New York", False)]
     assert [m[0] for m in re.finditer(grammar.NAME, "yesterday Yesterday Anna met Bob Lee")] == ["Anna", "Bob Lee"]
+
+
+def test_rule_patterns_compile_on_first_use_and_once_for_every_thread():
+    from concurrent.futures import ThreadPoolExecutor
+
+    trigger = grammar.rule(r"\bmoved\s+to\b", ("moved",))
+    assert trigger._compiled is None
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda _: trigger.pattern, range(64)))
+    assert all(p is got[0] for p in got) and got[0].flags & re.IGNORECASE  # `m.re is RULE.pattern` holds
+    assert [m[0] for m in trigger.pattern.finditer("We MOVED TO Oslo")] == ["MOVED TO"]
+    pattern, keywords = trigger
+    assert pattern is got[0] and keywords == ("moved",)
+
+
+def test_importing_the_rules_compiles_none_of_them_and_a_turn_only_what_its_keywords_let_through():
+    import subprocess
+    import sys
+
+    script = (
+        "from datetime import datetime, UTC\n"
+        "from graphmem.ingest.extraction import TurnContext\n"
+        "from graphmem.ingest.rules.extractor import HANDLERS, extract_turn\n"
+        "compiled = lambda: sum(r.trigger._compiled is not None for r in HANDLERS)\n"
+        "before = compiled()\n"
+        "x = extract_turn(TurnContext(text='I moved to Lisbon last week.', speaker='Ann',"
+        " session_time=datetime(2024, 3, 1, tzinfo=UTC)))\n"
+        "print(before, compiled(), len(HANDLERS), [f.predicate for f in x.facts])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split(" ", 3)
+    before, after, total, predicates = int(out[0]), int(out[1]), int(out[2]), out[3]
+    assert before == 0 and 0 < after < total / 4, out
+    assert "MOVED_TO" in predicates and "LIVES_IN" in predicates
+
+
+def test_every_rule_pattern_compiles():
+    """Compiling on first use moves a broken pattern's error from import to the first sentence
+    that passes its keywords; here every pattern compiles, the rare ones included."""
+    from graphmem.ingest.rules.extractor import HANDLERS, QUESTION_HANDLERS
+
+    patterns = [r.trigger.pattern for rules in (HANDLERS, QUESTION_HANDLERS) for r in rules]
+    assert len(patterns) > 200 and all(isinstance(p, re.Pattern) for p in patterns)
