@@ -94,7 +94,7 @@ def build_store(data_dir: Path) -> None:
 def report(name: str, wall: float, cpu: float, baseline: float) -> None:
     target = TARGETS_S.get(name)
     goal = f"  target <= {target:.1f} s {'ok' if wall <= target else 'MISSED'}" if target else ""
-    print(f"  {name:28} {wall:6.2f} s  {wall / baseline:6.1f}x python  cpu {cpu:5.2f} s{goal}")
+    print(f"  {name:36} {wall:6.2f} s  {wall / baseline:6.1f}x python  cpu {cpu:5.2f} s{goal}")
 
 
 def time_open_close(data_dir: Path) -> dict[str, float]:
@@ -132,7 +132,7 @@ def measure(data_dir: Path) -> dict[str, float]:
     parts = time_open_close(data_dir)
     for key, label in (("import", "import graphmem.Memory"), ("open", "Memory open"), ("close", "Memory.close")):
         figures[label] = parts[key]
-        print(f"  {label:28} {parts[key]:6.2f} s  {parts[key] / baseline:6.1f}x python"
+        print(f"  {label:36} {parts[key]:6.2f} s  {parts[key] / baseline:6.1f}x python"
               + (f"  target <= 0.3 s {'ok' if parts[key] <= 0.3 else 'MISSED'}" if key == "close" else ""))
     return figures
 

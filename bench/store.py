@@ -28,7 +28,7 @@ import psutil
 
 from bench.common import header, percentiles_ms, timed
 from graphmem import Memory
-from graphmem.embedding.embedder import fast_embedder, fp32_embedder
+from graphmem.embedding.embedder import fast_embedder, fp32_embedder, warmed
 
 USER = "bench_store"
 BULK_USER = "bench_store_bulk"
@@ -54,7 +54,7 @@ def fact_plan(n: int, seed: int = 7) -> list[tuple[str, str, str, str, bool]]:
 
 def run(n_facts: int = 10_000, queries: int = 200) -> dict[str, float]:
     header(f"store: {n_facts:,} facts in one user's graph (embedded FalkorDB, AOF fsync always)")
-    embedder = _TimedEmbedder(fp32_embedder())
+    embedder = _TimedEmbedder(warmed(fp32_embedder()))
     with tempfile.TemporaryDirectory() as tmp, Memory(data_dir=tmp, embedder=embedder) as mem:
         mem.add_fact("warmup", "a", "likes", "b")
         plan = fact_plan(n_facts)

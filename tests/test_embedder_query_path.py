@@ -35,3 +35,37 @@ def test_query_path_can_be_switched_off():
     torch_only = MiniLMEmbedder(query_onnx=False)
     torch_only.embed(["I live in Beijing."])
     assert torch_only._query_path() is None
+
+
+LAZY = """
+import sys
+from graphmem.embedding.embedder import SMALL_BATCH, MiniLMEmbedder
+e = MiniLMEmbedder()
+small = e.embed(["I moved to Lisbon."] * SMALL_BATCH)
+print("small", "sentence_transformers" in sys.modules, "torch" in sys.modules, small.shape)
+large = e.embed(["I moved to Lisbon."] * (SMALL_BATCH + 1))
+print("large", "sentence_transformers" in sys.modules, e._model is not None, large.shape)
+"""
+
+
+def test_pytorch_loads_only_for_a_batch_larger_than_the_query_path_takes(embedder):
+    """A process that embeds only small batches (one turn, a few names, a question) never imports
+    sentence-transformers or PyTorch, ~5 s of its start; the first larger batch loads them."""
+    import subprocess
+    import sys
+
+    embedder._query_path()  # the ONNX twin exported and cached before the child looks for it
+    out = subprocess.run([sys.executable, "-c", LAZY], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == [f"small False False ({SMALL_BATCH}, 384)", f"large True True ({SMALL_BATCH + 1}, 384)"], out
+
+
+def test_the_dimension_is_read_without_loading_the_model():
+    from graphmem.embedding.embedder import pooled_dimension
+
+    lazy = MiniLMEmbedder()
+    assert lazy._model is None and lazy.dimension == 384
+    assert pooled_dimension(lazy._path) == 384
+    lazy.warm()
+    assert lazy._model is not None and lazy._query_path() is not None
+    size = getattr(lazy._model, "get_embedding_dimension", None) or lazy._model.get_sentence_embedding_dimension
+    assert size() == lazy.dimension

@@ -69,14 +69,14 @@ class GraphitiLLMSystem:
         from graphiti_core.search.search_config_recipes import COMBINED_HYBRID_SEARCH_RRF
 
         from graphmem import Memory
-        from graphmem.embedding.embedder import default_embedder
+        from graphmem.embedding.embedder import default_embedder, warmed
 
         self.name = name
         self.config = config
         self.meter = Meter()
         graph_dir = Path(config.work_dir) / "graphiti_graph"
         shutil.rmtree(graph_dir, ignore_errors=True)
-        self._embedder = embedder or default_embedder()
+        self._embedder = warmed(embedder or default_embedder())
         self._memory = Memory(data_dir=graph_dir, embedder=self._embedder)  # only for its FalkorDB server
         self._cache_dir = Path(config.options.get("llm_cache_dir") or Path(config.work_dir) / "llm_cache")
         self._search_config = COMBINED_HYBRID_SEARCH_RRF.model_copy(update={"limit": config.k})

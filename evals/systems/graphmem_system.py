@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from graphmem import Memory
-from graphmem.embedding.embedder import default_backend, embedder_for
+from graphmem.embedding.embedder import default_backend, embedder_for, warmed
 from graphmem.evals.metrics import count_tokens
 from graphmem.evals.systems._common import error_text, memory_id, sessions_in_time_order, stopwatch
 from graphmem.evals.systems.base import Context, IngestStats, LLMEndpoint, SystemConfig
@@ -67,7 +67,7 @@ class SharedGraph:
 
             extractor = LLMExtractor(llm.base_url, llm.model, api_key=llm.api_key,
                                      cache_dir=Path(cache_dir or self.graph_dir / "llm_cache") / "graphmem")
-        self.memory = Memory(data_dir=self.graph_dir, embedder=embedder_for(backend), extractor=extractor)
+        self.memory = Memory(data_dir=self.graph_dir, embedder=warmed(embedder_for(backend)), extractor=extractor)
 
     def _marker(self, conversation: Conversation) -> Path:
         return self.graph_dir / "ingested" / f"{memory_id(conversation.conversation_id)}.json"

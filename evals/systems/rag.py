@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from graphmem.embedding.embedder import default_embedder
+from graphmem.embedding.embedder import default_embedder, warmed
 from graphmem.evals.baselines import TurnCorpus, build_corpus, rank_bm25, rank_minilm, rank_rrf
 from graphmem.evals.metrics import count_tokens
 from graphmem.evals.systems._common import embed_cached, error_text, stopwatch, turn_index, turn_line
@@ -39,7 +39,7 @@ class RagSystem:
         self.ranker = str(config.options.get("ranker", "rrf"))
         if self.ranker not in RANKERS:
             raise ValueError(f"unknown ranker {self.ranker!r}; choose one of {', '.join(RANKERS)}")
-        self._embedder = default_embedder()
+        self._embedder = warmed(default_embedder())
         self._corpora: dict[str, TurnCorpus] = {}
         self._turns: dict[str, dict[str, tuple[Turn, Session]]] = {}
 

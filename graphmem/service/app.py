@@ -37,11 +37,13 @@ ERROR_RESPONSES = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 4
 
 def _open_memory(settings: Settings) -> Memory:
     """A Memory with its embedder and extractor loaded, so the first requests do not
-    pay for them (~7 s for MiniLM, seconds to compile the rule patterns)."""
+    pay for them (~7 s for MiniLM, ~2 s to compile the rule patterns): both load lazily
+    elsewhere, where a short-lived process should not pay for what it never uses."""
     memory = Memory(settings=settings)
     try:
-        memory.embedder.embed(["warm up"])
-        memory.extractor  # noqa: B018 - built on first use; build it now
+        warm = getattr(memory.embedder, "warm", None)
+        warm() if warm else memory.embedder.embed(["warm up"])
+        getattr(memory.extractor, "warm", lambda: None)()
     except BaseException:
         memory.close()
         raise

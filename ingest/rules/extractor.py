@@ -56,6 +56,13 @@ class RuleExtractor(Extractor):
 
             self.reader = Reader(embed)
 
+    def warm(self) -> None:
+        """Compile every rule's pattern now (a server's start-up); otherwise each compiles on
+        its first use (`grammar.Trigger`)."""
+        for rules in (HANDLERS, QUESTION_HANDLERS):
+            for r in rules:
+                r.trigger.pattern  # noqa: B018 - compiles it
+
     def extract(self, turns: Sequence[TurnContext]) -> list[Extraction]:
         """One Extraction per turn, in order: the rules', plus what the learned reader
         reads in sentences the rules left alone (one embedding batch per call).

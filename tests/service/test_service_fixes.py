@@ -70,3 +70,27 @@ def test_serve_exits_2_with_the_reason_on_a_key_file_it_cannot_read(spoilt_dir, 
     result = CliRunner().invoke(app, ["serve", "--data-dir", str(spoilt_dir)])
     assert result.exit_code == 2, result.output
     assert "api_keys.json cannot be read" in result.output and "Traceback" not in result.output
+
+
+WARMED = """
+import sys
+from graphmem.config import Settings
+from graphmem.ingest.rules.extractor import HANDLERS, QUESTION_HANDLERS
+from graphmem.service.app import _open_memory
+memory = _open_memory(Settings(data_dir=sys.argv[1]))
+compiled = all(r.trigger._compiled is not None for rules in (HANDLERS, QUESTION_HANDLERS) for r in rules)
+print(memory.embedder._model is not None, memory.embedder._query_path() is not None, compiled)
+memory.close()
+"""
+
+
+def test_the_service_loads_at_start_up_what_the_library_loads_lazily(tmp_path):
+    """The embedder's PyTorch model and the rule patterns load on first need in the library, so
+    a short-lived process skips them; a server loads them before its first request instead."""
+    import os
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", WARMED, str(tmp_path / "gm")], capture_output=True, text=True,
+                         check=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}).stdout.split()
+    assert out == ["True", "True", "True"], out
