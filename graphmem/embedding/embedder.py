@@ -94,8 +94,8 @@ class MiniLMEmbedder:
 
     def warm(self) -> None:
         """Load both paths now (a server's start-up), so no request pays for loading them."""
-        self._torch_model()
-        with self._lock:
+        with self._lock:  # as `embed` holds it: one load, whichever thread comes first
+            self._torch_model()
             self._query_path()
 
     def _query_path(self):
