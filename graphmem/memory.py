@@ -371,8 +371,8 @@ class Memory:
             confidence=confidence, scope=scope,
         )
         given = new.embedding
+        self._open_graph(user_id)  # a graph of another embedder refuses before any embedding work
         vectors = [v.tolist() for v in self._embed([new.subject, new.object] + ([] if given else [new.edge.fact]))]
-        self._open_graph(user_id)
         with self.store.user_lock(user_id):
             result = fact_repository.add_fact(self.store, user_id, new.edge, vectors + ([given] if given else []),
                                               subject=new.subject, object=new.object,

@@ -69,3 +69,17 @@ def test_the_dimension_is_read_without_loading_the_model():
     assert lazy._model is not None and lazy._query_path() is not None
     size = getattr(lazy._model, "get_embedding_dimension", None) or lazy._model.get_sentence_embedding_dimension
     assert size() == lazy.dimension
+
+
+def test_a_model_without_a_readable_pooling_size_is_a_config_error(tmp_path):
+    import pytest
+
+    from graphmem.embedding.embedder import pooled_dimension
+    from graphmem.schema.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="1_Pooling"):
+        pooled_dimension(tmp_path)
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text('{"pooling_mode_mean_tokens": true}')
+    with pytest.raises(ConfigError, match="word_embedding_dimension"):
+        pooled_dimension(tmp_path)

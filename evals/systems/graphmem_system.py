@@ -67,7 +67,7 @@ class SharedGraph:
 
             extractor = LLMExtractor(llm.base_url, llm.model, api_key=llm.api_key,
                                      cache_dir=Path(cache_dir or self.graph_dir / "llm_cache") / "graphmem")
-        self.memory = Memory(data_dir=self.graph_dir, embedder=warmed(embedder_for(backend)), extractor=extractor)
+        self.memory = Memory(data_dir=self.graph_dir, embedder=embedder_for(backend), extractor=extractor)
 
     def _marker(self, conversation: Conversation) -> Path:
         return self.graph_dir / "ingested" / f"{memory_id(conversation.conversation_id)}.json"
@@ -107,6 +107,8 @@ class SharedGraph:
         if done is not None:
             return done
         marker, digest = self._marker(conversation), self._digest(conversation)
+        warmed(self.memory.embedder)  # loaded before the clock starts (the read-only tools never load it)
+        getattr(self.memory.extractor, "warm", lambda: None)()
         start, episodes, calls, prompt, completion, errors = time.perf_counter(), 0, 0, 0, 0, []
         user = memory_id(conversation.conversation_id)
         for session in sessions_in_time_order(conversation):

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from graphmem.evals.metrics import count_tokens
+from graphmem.embedding.embedder import default_backend, embedder_for, warmed
 from graphmem.evals.systems._common import embed_cached, error_text, memory_id, sessions_in_time_order, stopwatch
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
 from graphmem.ingest.loaders import Conversation, Question
@@ -35,6 +36,7 @@ class SharedMiniLM:
 
     def __init__(self, config) -> None:
         self.config = config
+        warmed(embedder_for(default_backend()))  # loaded now, not inside the first timed ingest
 
     def prime(self, texts: list[str]) -> None:
         embed_cached(texts)

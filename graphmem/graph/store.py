@@ -179,7 +179,7 @@ class Store:
         if known is not None and (backend is None or backend in known.backends):
             return self._check_embedding(user_id, known, dimension, embedder).dimension
         with self.user_lock(user_id):
-            known = self._stored_embedding(user_id)
+            known = self.stored_embedding(user_id)
             if known is None:
                 for statement in all_indexes(dimension):
                     self._create_index(user_id, statement)
@@ -207,13 +207,14 @@ class Store:
         """What the user's vectors were made with; None when the user has no graph."""
         check_user_id(user_id)
         if user_id not in self._ready:
-            known = self._stored_embedding(user_id)
+            known = self.stored_embedding(user_id)
             if known is None:
                 return None
             self._ready[user_id] = known
         return self._ready[user_id]
 
-    def _stored_embedding(self, user_id: str) -> GraphEmbedding | None:
+    def stored_embedding(self, user_id: str) -> GraphEmbedding | None:
+        """What the user's GraphmemMeta node says now (read, not cached); None without a graph."""
         rows = self.run(user_id, graph_meta(), read_only=True) if user_id in self.users() else []
         if not rows:
             return None
@@ -225,12 +226,14 @@ class Store:
     def _check_embedding(user_id: str, known: GraphEmbedding, dimension: int, embedder: str) -> GraphEmbedding:
         if known.dimension != dimension:
             raise InvalidInput(
-                f"graph {user_id!r} holds {known.dimension}-dimensional embeddings; this embedder makes {dimension}"
+                f"graph {user_id!r} holds {known.dimension}-dimensional embeddings of {known.embedder or 'an unnamed model'!r}; "
+                f"this embedder ({embedder!r}) makes {dimension}: give Memory(embedder=...) one that makes "
+                f"{known.embedder or 'those'} vectors"
             )
         if known.embedder and known.embedder != embedder:
             raise InvalidInput(
                 f"graph {user_id!r} holds vectors of the embedder {known.embedder!r}; {embedder!r} vectors cannot be "
-                f"compared with them: open this memory with {known.embedder!r}"
+                f"compared with them: give Memory(embedder=...) one that makes {known.embedder!r} vectors"
             )
         return known
 

@@ -19,6 +19,7 @@ from graphmem.ingest.rules import (
     residence, roles, study, work)
 from graphmem.ingest.rules.drafts import Rule, Sentence
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES, entities, mentioned_before
+from graphmem.ingest.rules import grammar
 from graphmem.ingest.rules.grammar import NAME, STOP_NAMES
 from graphmem.ingest.rules.text import normalise, split_sentences
 from graphmem.ingest.rules.timing import add_group
@@ -57,11 +58,10 @@ class RuleExtractor(Extractor):
             self.reader = Reader(embed)
 
     def warm(self) -> None:
-        """Compile every rule's pattern now (a server's start-up); otherwise each compiles on
-        its first use (`grammar.Trigger`)."""
-        for rules in (HANDLERS, QUESTION_HANDLERS):
-            for r in rules:
-                r.trigger.pattern  # noqa: B018 - compiles it
+        """Compile every rule's pattern now (a server's start-up), those the handlers use
+        directly too; otherwise each compiles on its first use (`grammar.Trigger`)."""
+        for trigger in tuple(grammar.MADE):
+            trigger.pattern  # noqa: B018 - compiles it
 
     def extract(self, turns: Sequence[TurnContext]) -> list[Extraction]:
         """One Extraction per turn, in order: the rules', plus what the learned reader

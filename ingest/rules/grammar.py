@@ -106,6 +106,7 @@ def verb_phrase(*forms: str) -> str:
 
 
 _COMPILING = threading.Lock()
+MADE: list["Trigger"] = []  # every rule's trigger, in the order the topic modules made them
 
 
 class Trigger:
@@ -126,6 +127,8 @@ class Trigger:
         self._source = pattern if isinstance(pattern, str) else None
         self._compiled = None if isinstance(pattern, str) else pattern
         self.keywords = keywords
+        if self._source is not None:
+            MADE.append(self)
 
     @property
     def pattern(self) -> re.Pattern[str]:

@@ -70,3 +70,13 @@ def test_a_graph_from_before_backends_were_recorded_starts_its_list_without_a_wa
         mem.add_fact("u1", "me", "likes", "tea")
         assert mem.inspect().embedding("u1").backends == ("torch",)
         assert not ours(caplog)
+
+
+def test_inspect_reads_the_backends_as_stored_now_not_as_first_seen(tmp_path, embedder):
+    int8 = OnnxMiniLM(cache=tmp_path / "onnx")
+    with Memory(data_dir=tmp_path / "gm", embedder=embedder) as first:
+        first.add_fact("u1", "me", "lives_in", "Beijing")
+        assert first.inspect().embedding("u1").backends == ("torch",)
+        with Memory(data_dir=tmp_path / "gm", embedder=int8) as second:  # another client of the same store
+            second.add_fact("u1", "me", "likes", "tea")
+        assert first.inspect().embedding("u1").backends == ("torch", "onnx-int8")

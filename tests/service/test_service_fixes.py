@@ -75,10 +75,10 @@ def test_serve_exits_2_with_the_reason_on_a_key_file_it_cannot_read(spoilt_dir, 
 WARMED = """
 import sys
 from graphmem.config import Settings
-from graphmem.ingest.rules.extractor import HANDLERS, QUESTION_HANDLERS
+from graphmem.ingest.rules.grammar import MADE
 from graphmem.service.app import _open_memory
 memory = _open_memory(Settings(data_dir=sys.argv[1]))
-compiled = all(r.trigger._compiled is not None for rules in (HANDLERS, QUESTION_HANDLERS) for r in rules)
+compiled = len(MADE) > 200 and all(t._compiled is not None for t in MADE)
 print(memory.embedder._model is not None, memory.embedder._query_path() is not None, compiled)
 memory.close()
 """
