@@ -140,7 +140,7 @@ def speedup_costs(fp32: Embedder, fast: Embedder, sessions: Sequence[tuple[str, 
 
 def ingest_cost(embedder: Embedder, sessions: Sequence[tuple[str, Session]]) -> Cost:
     with tempfile.TemporaryDirectory() as tmp, Memory(data_dir=tmp, embedder=embedder) as mem:
-        mem.extractor.warm()  # the rules' patterns compile on first use: not inside the timed writes
+        mem.warm()  # the rules' patterns compile on first use: not inside the timed writes
         mem.write("warmup", [{"role": "user", "content": "I live in Oslo."}], "2024-01-01")
         return _measure(lambda: [mem.write(user, **session.write_args()) for user, session in sessions], mem)
 

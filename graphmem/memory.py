@@ -22,7 +22,7 @@ from graphmem.forgetting.journal import PendingForget
 from graphmem.graph.inspect import Inspector
 from graphmem.graph import bulk_facts, fact_repository
 from graphmem.config import Settings
-from graphmem.embedding.embedder import Embedder, embedder_for
+from graphmem.embedding.embedder import Embedder, embedder_for, warmed
 from graphmem.schema.errors import InvalidInput, NotFound
 from graphmem.schema.inputs import FactInput
 from graphmem.schema import time as t
@@ -114,6 +114,12 @@ class Memory:
         except BaseException:
             self.store.close()
             raise
+
+    def warm(self) -> None:
+        """Load now what loads on first use, the embedder's model and the rule patterns, for a
+        server's start-up or before timing writes: a short-lived process skips what it never uses."""
+        warmed(self.embedder)
+        getattr(self.extractor, "warm", lambda: None)()
 
     @property
     def extractor(self) -> Extractor:

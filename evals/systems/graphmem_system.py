@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from graphmem import Memory
-from graphmem.embedding.embedder import default_backend, embedder_for, warmed
+from graphmem.embedding.embedder import default_backend, embedder_for
 from graphmem.evals.metrics import count_tokens
 from graphmem.evals.systems._common import error_text, memory_id, sessions_in_time_order, stopwatch
 from graphmem.evals.systems.base import Context, IngestStats, LLMEndpoint, SystemConfig
@@ -107,8 +107,7 @@ class SharedGraph:
         if done is not None:
             return done
         marker, digest = self._marker(conversation), self._digest(conversation)
-        warmed(self.memory.embedder)  # loaded before the clock starts (the read-only tools never load it)
-        getattr(self.memory.extractor, "warm", lambda: None)()
+        self.memory.warm()  # loaded before the clock starts (the read-only tools never load it)
         start, episodes, calls, prompt, completion, errors = time.perf_counter(), 0, 0, 0, 0, []
         user = memory_id(conversation.conversation_id)
         for session in sessions_in_time_order(conversation):

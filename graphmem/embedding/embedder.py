@@ -215,12 +215,15 @@ def torch_threads(count: int | None):
 
 
 def warmed(embedder: Embedder) -> Embedder:
-    """`embedder` with whatever it loads lazily loaded now (`MiniLMEmbedder.warm`), for the parts
-    that time their work (the benchmarks, the evaluation harness's systems) and must not count a
-    model load in the first thing they time."""
+    """`embedder` with whatever it loads lazily loaded now (`MiniLMEmbedder.warm`; one embedding
+    for an embedder without `warm`), for a server's start-up and for the parts that time their
+    work (the benchmarks, the evaluation harness's systems), which must not count a model load
+    in the first thing they time."""
     warm = getattr(embedder, "warm", None)
     if warm is not None:
         warm()
+    else:
+        embedder.embed(["warm up"])
     return embedder
 
 
@@ -242,7 +245,7 @@ def default_backend() -> str:
     """The backend `GRAPHMEM_EMBEDDER_BACKEND` names, as `Settings.embedder_backend` reads it:
     "torch" (fp32, the default) or "onnx-int8". Read here from the environment because
     `graphmem.config` sits above this layer; the two agree (tests/test_embedder_setting.py)."""
-    value = {k.upper(): v for k, v in os.environ.items()}.get("GRAPHMEM_EMBEDDER_BACKEND", DEFAULT_BACKEND)
+    value = next((v for k, v in os.environ.items() if k.upper() == "GRAPHMEM_EMBEDDER_BACKEND"), DEFAULT_BACKEND)
     if value not in BACKENDS:
         raise ConfigError(f"GRAPHMEM_EMBEDDER_BACKEND must be one of {', '.join(BACKENDS)}, not {value!r}")
     return value

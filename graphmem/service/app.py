@@ -41,9 +41,7 @@ def _open_memory(settings: Settings) -> Memory:
     elsewhere, where a short-lived process should not pay for what it never uses."""
     memory = Memory(settings=settings)
     try:
-        warm = getattr(memory.embedder, "warm", None)
-        warm() if warm else memory.embedder.embed(["warm up"])
-        getattr(memory.extractor, "warm", lambda: None)()
+        memory.warm()
     except BaseException:
         memory.close()
         raise
