@@ -244,14 +244,14 @@ def usage_fields(used: StageStats | None, failures: Sequence[Failure]) -> dict:
 
 
 def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl: timedelta | None) -> WriteResult:
-    """store and embed episodes (a second thread) | extract -> resolve entities -> resolve
-    facts -> mark done.
+    """store episodes | embed episodes | extract -> resolve entities -> resolve facts -> mark done.
 
-    The second thread creates the new episodes' nodes, then embeds them, while this one
+    Two more threads create the new episodes' nodes and embed them while this one
     extracts and resolves; it waits for the nodes only to link mentions to them, and for
     the vectors only to mark the episodes done. Why not store, then resolve: the serial
     resolution left one core idle for a fifth of a short-turn write (docs/benchmark-runs.md, short-turn
-    ingest). The episodes are stored even when extraction or resolution raises (that
+    ingest). Why not create, then embed, on one thread: on short turns the embedding is the
+    write's longest part, and it waited 3-8 ms a session for the create query. The episodes are stored even when extraction or resolution raises (that
     error then propagates, after their vectors are stored too); a storage error
     propagates either way."""
     now = t.now_utc()
@@ -263,7 +263,7 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
     todo = [e for e in episodes if not known.get(e.uuid)]
     if not todo:  # every turn stored and extracted before (so none is new)
         return WriteResult(episodes_skipped=len(episodes), episode_uuids=tuple(e.uuid for e in episodes))
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-episodes") as pool:
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="graphmem-episodes") as pool:
         created = pool.submit(create_episodes, ctx, user_id, new, now) if new else None
         embedded = pool.submit(embed_episodes, ctx, new) if new else None
         pending = Pending(created, embedded)

@@ -177,6 +177,34 @@ def test_resolution_runs_while_the_turns_are_embedded(tmp_path, embedder):
         assert len(mem.store.run("u", q.episode_vectors())) == 2  # the turns still get their vectors
 
 
+def test_the_turns_are_embedded_while_their_nodes_are_created(tmp_path, embedder, monkeypatch):
+    """The turns' embedding starts without waiting for the query that creates their nodes
+    (`pipeline._store_and_extract`): here creating the nodes waits until the turns are being
+    embedded. When both ran on one thread, create first, it waited out its timeout."""
+    import threading
+
+    import graphmem.ingest.pipeline as pipeline
+
+    embedding, waited_out = threading.Event(), []
+    real_create, real_embed = pipeline.create_episodes, pipeline.embed_episodes
+
+    def create_after_embedding_starts(*args, **kwargs):
+        waited_out.append(not embedding.wait(20.0))
+        return real_create(*args, **kwargs)
+
+    def embed(*args, **kwargs):
+        embedding.set()
+        return real_embed(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "create_episodes", create_after_embedding_starts)
+    monkeypatch.setattr(pipeline, "embed_episodes", embed)
+    with Memory(data_dir=tmp_path / "gm", embedder=embedder, extractor=CityExtractor()) as mem:
+        mem.write("u", [{"role": "user", "content": "Beijing"}], "2024-03-01")
+        assert waited_out == [False]
+        assert [f.object for f in mem.facts("u")] == ["Beijing"]
+        assert len(mem.store.run("u", q.episode_vectors())) == 1
+
+
 def test_a_storage_error_is_not_hidden_by_an_extractor_failure(tmp_path, embedder, monkeypatch):
     """Both sides of a write fail: the episodes' nodes could not be created and the extractor
     raised. The storage error is the one reported (the extractor's rides along as its context),
