@@ -163,6 +163,8 @@ class Memory:
     # -- graph plumbing -------------------------------------------------------
 
     def _open_graph(self, user_id: str) -> None:
+        """The user's graph, created if need be; writers call it under the user's lock
+        (`Store.ensure_graph`)."""
         self.store.ensure_graph(user_id, dimension=self.embedder.dimension, embedder=self.embedder.name,
                                 backend=getattr(self.embedder, "backend", None))
 
@@ -246,9 +248,9 @@ class Memory:
             max_turn_chars=self.settings.max_turn_chars,
             max_turns=self.settings.max_turns_per_write,
         ).model_copy(update={"scope": scope})
-        self._open_graph(user_id)
         context = IngestContext(store=self.store, embed=self._embed, extractor=self.extractor)
         with self.store.user_lock(user_id):
+            self._open_graph(user_id)
             result = write_session(context, user_id, session, ttl=ttl)
             archived = capacity.enforce(self.store, user_id, self.settings.capacity_per_user)
         return result.model_copy(update={"facts_archived": archived}) if archived else result
@@ -380,6 +382,7 @@ class Memory:
         self._open_graph(user_id)  # a graph of another embedder refuses before any embedding work
         vectors = [v.tolist() for v in self._embed([new.subject, new.object] + ([] if given else [new.edge.fact]))]
         with self.store.user_lock(user_id):
+            self._open_graph(user_id)  # again: another process may have dropped the graph meanwhile
             result = fact_repository.add_fact(self.store, user_id, new.edge, vectors + ([given] if given else []),
                                               subject=new.subject, object=new.object,
                                               single_valued=new.single_valued)
@@ -421,8 +424,8 @@ class Memory:
         rows = [self._fact_row(user_id, i, row, start + timedelta(microseconds=i)) for i, row in enumerate(facts)]
         if not rows:
             return []
-        self._open_graph(user_id)
         with self.store.user_lock(user_id):
+            self._open_graph(user_id)
             results = bulk_facts.add_facts(self.store, user_id, rows, self._embed)
             capacity.enforce(self.store, user_id, self.settings.capacity_per_user)
         return results
@@ -515,9 +518,9 @@ class Memory:
         check_user_id(user_id)
         if not self.store.has_graph(user_id):
             raise NotFound(f"user {user_id!r} has no memory")
-        self._open_graph(user_id)
         context = IngestContext(store=self.store, embed=self._embed, extractor=self.extractor)
         with self.store.user_lock(user_id):
+            self._open_graph(user_id)
             result = rebuild_projections(context, user_id)
         self._indexes.drop(user_id)
         return result

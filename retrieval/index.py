@@ -40,6 +40,7 @@ class UserIndexes:
     turns: TurnTable | None = None  # session and speaker of each turn, in `episodes` order
     derived: dict = field(default_factory=dict, compare=False, repr=False)  # `derive`'s cache
     subject_relations: frozenset[tuple[str, str]] = frozenset()  # (subject key, relation) of every fact, any scope
+    created_at: str = ""  # the graph's creation time (`WarmIndexes.get`)
 
     def derive(self, key: Hashable, build: Callable[[], T]) -> T:
         """What `build` computes from this graph version, computed once: the indexes are
@@ -58,15 +59,20 @@ class WarmIndexes:
         self._lock = threading.Lock()
 
     def get(self, store: Store, user_id: str) -> UserIndexes:
+        """The user's indexes, rebuilt when the graph's version or its creation time changed.
+        Why the creation time: another process may drop a graph and write it anew, and the
+        new graph's version counts up from 0 again; on the version alone, this process would
+        go on answering from the dropped graph's text once the counts met."""
         rows = store.run(user_id, q.graph_version(), read_only=True)
         version = int(rows[0]["version"]) if rows else 0
+        created = str(rows[0]["created_at"]) if rows else ""
         cached = self._by_user.get(user_id)
-        if cached is not None and cached.version == version:
+        if cached is not None and (cached.version, cached.created_at) == (version, created):
             return cached
         with self._lock:
             cached = self._by_user.get(user_id)
-            if cached is None or cached.version != version:
-                cached = build(store, user_id, version)
+            if cached is None or (cached.version, cached.created_at) != (version, created):
+                cached = build(store, user_id, version, created)
                 self._by_user[user_id] = cached
         return cached
 
@@ -76,7 +82,7 @@ class WarmIndexes:
             self._by_user.pop(user_id, None)
 
 
-def build(store: Store, user_id: str, version: int) -> UserIndexes:
+def build(store: Store, user_id: str, version: int, created_at: str = "") -> UserIndexes:
     from graphmem.retrieval.abstention import spelt_as_name
     from graphmem.retrieval.bm25 import BM25Index
     from graphmem.retrieval.turn_views import TurnTable
@@ -94,6 +100,7 @@ def build(store: Store, user_id: str, version: int) -> UserIndexes:
     episode_index = BM25Index.build([r["uuid"] for r in episodes], [r["text"] or "" for r in episodes])
     return UserIndexes(
         version=version,
+        created_at=created_at,
         facts=BM25Index.build([r["uuid"] for r in facts], [r["text"] or "" for r in facts]),
         episodes=episode_index,
         entity_uuids=entities,

@@ -89,6 +89,7 @@ def _build(store: Store, user_id: str, idx: UserIndexes, wanted: frozenset[str])
     episodes = BM25Index.build([r["uuid"] for r in turns], [r["text"] or "" for r in turns])
     return UserIndexes(
         version=idx.version,
+        created_at=idx.created_at,
         facts=BM25Index.build([r["uuid"] for r in facts], [r["text"] or "" for r in facts]),
         episodes=episodes,
         turns=TurnTable.of(episodes.doc_ids, turns),

@@ -83,7 +83,6 @@ class Store:
         self._db = db
         self.embedded = embedded
         self._url = url
-        self._ready: dict[str, GraphEmbedding] = {}
         self._indexed: set[str] = set()
         self._locks: dict[str, UserLock] = {}
         self._guard = threading.Lock()
@@ -155,8 +154,10 @@ class Store:
             return sorted(self._db.list_graphs())
 
     def has_graph(self, user_id: str) -> bool:
-        check_user_id(user_id)
-        return user_id in self._ready or user_id in self.users()
+        """Asked of the server each time (one EXISTS), never remembered: another process or
+        service worker sharing this FalkorDB may have dropped the graph since."""
+        with translate_store_errors(f"looking up graph {check_user_id(user_id)!r}"):
+            return bool(self._db.connection.exists(user_id))
 
     def user_lock(self, user_id: str) -> UserLock:
         """The lock that serializes writes to one user across threads, processes
@@ -173,9 +174,14 @@ class Store:
         every backend that wrote to it. Writing with another model is refused rather
         than mixing vectors that cannot be compared, even when the dimension matches;
         writing with the same model on a new backend is allowed, recorded, and logged.
+
+        The record is read each call (one query), not kept: when another process dropped
+        the graph, a kept record made this one write into a bare graph, without its
+        indexes or record. Writers call this again under the user's lock, where no
+        drop can come between the check and the write.
         """
         check_user_id(user_id)
-        known = self._ready.get(user_id)
+        known = self.stored_embedding(user_id)
         if known is not None and (backend is None or backend in known.backends):
             return self._check_embedding(user_id, known, dimension, embedder).dimension
         with self.user_lock(user_id):
@@ -193,29 +199,25 @@ class Store:
                         log.warning("graph %r was written with the %s backend(s) of %s; %s vectors are now added beside them",
                                     user_id, ", ".join(known.backends), embedder, backend)
                     known = known.model_copy(update={"backends": (*known.backends, backend)})
-            self._ready[user_id] = known
         return known.dimension
 
     def check_embedding(self, user_id: str, *, dimension: int, embedder: str) -> None:
         """Refuse to compare an embedder's vectors with a graph another embedder built
         (reads call this; an unknown user passes, having nothing to compare)."""
-        known = self.embedding(user_id)
+        known = self.stored_embedding(user_id)
         if known is not None:
             self._check_embedding(user_id, known, dimension, embedder)
 
-    def embedding(self, user_id: str) -> GraphEmbedding | None:
-        """What the user's vectors were made with; None when the user has no graph."""
-        check_user_id(user_id)
-        if user_id not in self._ready:
-            known = self.stored_embedding(user_id)
-            if known is None:
-                return None
-            self._ready[user_id] = known
-        return self._ready[user_id]
-
     def stored_embedding(self, user_id: str) -> GraphEmbedding | None:
         """What the user's GraphmemMeta node says now (read, not cached); None without a graph."""
-        rows = self.run(user_id, graph_meta(), read_only=True) if user_id in self.users() else []
+        if not self.has_graph(user_id):
+            return None
+        try:
+            rows = self.run(user_id, graph_meta(), read_only=True)
+        except StoreError as exc:
+            if "empty key" in str(exc):  # dropped since `has_graph` looked
+                return None
+            raise
         if not rows:
             return None
         row = rows[0]
@@ -247,7 +249,6 @@ class Store:
     def drop(self, user_id: str) -> bool:
         """Delete a user's whole graph; True when there was one."""
         check_user_id(user_id)
-        self._ready.pop(user_id, None)
         self._indexed.discard(user_id)
         if user_id not in self.users():
             return False

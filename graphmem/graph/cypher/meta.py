@@ -35,7 +35,9 @@ def add_graph_backend(backend: str) -> Query:
 
 
 def graph_version() -> Query:
-    return Query("MATCH (m:GraphmemMeta) RETURN coalesce(m.version, 0) AS version", {})
+    """The version and the meta node's creation time, which tells a graph from one
+    dropped and created again under the same name (whose version starts over)."""
+    return Query("MATCH (m:GraphmemMeta) RETURN coalesce(m.version, 0) AS version, m.created_at AS created_at", {})
 
 
 def bump_version() -> Query:
