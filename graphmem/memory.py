@@ -520,6 +520,8 @@ class Memory:
             raise NotFound(f"user {user_id!r} has no memory")
         context = IngestContext(store=self.store, embed=self._embed, extractor=self.extractor)
         with self.store.user_lock(user_id):
+            if not self.store.has_graph(user_id):  # dropped by another client while this one waited
+                raise NotFound(f"user {user_id!r} has no memory")
             self._open_graph(user_id)
             result = rebuild_projections(context, user_id)
         self._indexes.drop(user_id)
@@ -543,7 +545,7 @@ class Memory:
         if not self.store.has_graph(user_id):
             return False
         with self.store.user_lock(user_id):
-            return capacity.restore(self.store, user_id, fact_uuid)
+            return self.store.has_graph(user_id) and capacity.restore(self.store, user_id, fact_uuid)
 
     def candidates(self, user_id: str) -> list[CandidateRecord]:
         """Facts the write gate held back (`ingest.write_gate`): passing states ("I'm
@@ -591,6 +593,8 @@ class Memory:
         if not self.store.has_graph(user_id):
             raise NotFound(f"user {user_id!r} has no memory")
         with self.store.user_lock(user_id):
+            if not self.store.has_graph(user_id):  # dropped by another client while this one waited
+                raise NotFound(f"user {user_id!r} has no memory")
             result = verb(self.store, user_id, fact_uuid)
         self._indexes.drop(user_id)
         return result
@@ -764,7 +768,7 @@ class Memory:
         if not self.store.has_graph(user_id):
             return 0
         with self.store.user_lock(user_id):
-            purged = forgetting.purge(self.store, user_id, moment)
+            purged = forgetting.purge(self.store, user_id, moment) if self.store.has_graph(user_id) else 0
         if purged:
             self._indexes.drop(user_id)
         return purged

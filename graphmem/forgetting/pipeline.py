@@ -375,6 +375,8 @@ def run(store: Store, user_id: str, selector: Selector, *, data_dir: Path, dry_r
     if not store.has_graph(user_id):
         return ForgetReport(selector=selector.kind, dry_run=dry_run)
     with store.user_lock(user_id):
+        if not store.has_graph(user_id):  # another client dropped it while this one waited
+            return ForgetReport(selector=selector.kind, dry_run=dry_run)
         chosen = plan(store, user_id, selector)
         report = preview(selector, chosen, dry_run=dry_run)
         if dry_run or (chosen.empty and selector.kind != "all"):

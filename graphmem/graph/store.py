@@ -26,6 +26,7 @@ from graphmem.schema import time as t
 
 INDEX_WAIT_SECONDS = 300.0
 INDEX_STATUS = "CALL db.indexes() YIELD label, status RETURN label, status"
+EMPTY_KEY = "empty key"  # FalkorDB's answer to a read-only query on a graph that does not exist
 from graphmem.schema.indexes import ACCESS_INDEX, all_indexes
 from graphmem.schema.models import check_user_id
 
@@ -118,7 +119,12 @@ class Store:
             self._await_indexes(user_id, graph)
         with translate_store_errors(f"query on graph {user_id!r}"):
             if read_only:
-                result = graph.ro_query(query.cypher, query.params)
+                try:
+                    result = graph.ro_query(query.cypher, query.params)
+                except redis.exceptions.ResponseError as exc:
+                    if EMPTY_KEY not in str(exc):
+                        raise
+                    return []  # no graph (another client may have dropped it a moment ago): nothing to read
             else:
                 result = graph.query(query.cypher, query.params)
         names = [column[1] if isinstance(column, (list, tuple)) else column for column in result.header]
@@ -210,14 +216,7 @@ class Store:
 
     def stored_embedding(self, user_id: str) -> GraphEmbedding | None:
         """What the user's GraphmemMeta node says now (read, not cached); None without a graph."""
-        if not self.has_graph(user_id):
-            return None
-        try:
-            rows = self.run(user_id, graph_meta(), read_only=True)
-        except StoreError as exc:
-            if "empty key" in str(exc):  # dropped since `has_graph` looked
-                return None
-            raise
+        rows = self.run(user_id, graph_meta(), read_only=True) if self.has_graph(user_id) else []
         if not rows:
             return None
         row = rows[0]

@@ -52,3 +52,44 @@ def test_warm_indexes_do_not_outlive_a_graph_another_client_dropped(tmp_path, em
         # (topic coverage 1.0) and the packet answered with the cat
         assert found.abstain and not found.episodes and not found.entities
         assert [e.content for e in first.search("u", "what pet did I adopt?").episodes] == ["I adopted a cat."]
+
+
+def test_a_read_of_a_graph_that_is_gone_reads_nothing(tmp_path, embedder):
+    """A read that comes after another client's drop (or races it, between `has_graph` and the
+    query) gets no rows; FalkorDB answers a read-only query on a missing graph with an error."""
+    with Memory(data_dir=tmp_path / "gm", embedder=embedder) as mem:
+        assert mem.store.run("nobody", Query("MATCH (n) RETURN n.uuid AS uuid", {}), read_only=True) == []
+        assert "nobody" not in mem.users()  # the read made no graph
+
+
+def test_a_rebuild_waiting_for_the_lock_while_another_client_drops_makes_no_graph(tmp_path, embedder):
+    """`rebuild` checks for the graph, then waits for the user's lock; a drop by the lock's
+    holder in that wait must end it with NotFound, not with an empty graph made anew."""
+    import threading
+
+    import pytest
+
+    from graphmem.schema.errors import NotFound
+
+    with Memory(data_dir=tmp_path / "gm", embedder=embedder) as first, \
+            Memory(data_dir=tmp_path / "gm", embedder=embedder) as second:
+        say(first, "u", "I live in Oslo.", 1)
+        outcome = []
+
+        def rebuild():
+            try:
+                outcome.append(first.rebuild("u"))
+            except NotFound as exc:
+                outcome.append(exc)
+
+        with second.store.user_lock("u"):
+            waiter = threading.Thread(target=rebuild)
+            waiter.start()
+            waiter.join(1.0)
+            assert waiter.is_alive()  # past its first check, waiting for the lock
+            assert second.drop_user("u")
+        waiter.join(30.0)
+        assert len(outcome) == 1 and isinstance(outcome[0], NotFound)
+        assert not first.store.has_graph("u") and "u" not in second.users()
+        with pytest.raises(NotFound):
+            first.rebuild("u")
