@@ -4,8 +4,8 @@
 
 Episodes are stored unconditionally and before anything extracted from them:
 they are the evidence, and an extractor failure must not lose what the user
-said. Storing them (embedding, mostly) runs on a second thread while the
-extractor reads the same turns, because the two need nothing from each other and
+said. Storing them and embedding them run on two more threads while the
+extractor reads the same turns, because the three need nothing from each other and
 a write of short turns otherwise leaves a core idle for the rules' whole run;
 nothing extracted is written until the episodes are in. Episode uuids are
 derived from (user, session, turn index, content), so writing the same session
@@ -276,7 +276,7 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
 
 
 class Pending:
-    """The episodes' second thread, as `_resolve` needs it: their nodes (to link mentions)
+    """The episodes' two threads, as `_resolve` needs them: their nodes (to link mentions)
     and their vectors (to mark them done), each waited for only then."""
 
     def __init__(self, created: Future | None, embedded: Future | None) -> None:

@@ -49,7 +49,7 @@ from graphmem.retrieval.turn_vectors import nearest_turns
 from graphmem.retrieval.turn_views import view_lists
 from graphmem.schema import time as t
 from graphmem.schema.decay import decay_rerank
-from graphmem.schema.errors import InvalidInput
+from graphmem.schema.errors import InvalidInput, StoreError
 from graphmem.schema.records import FactRecord
 
 TOKENS_PER_RESULT = 150
@@ -193,10 +193,33 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
            scopes: Sequence[str] = ("user",)) -> MemoryPacket:
     """Run one search; see the module docstring for the steps. Only facts and turns
     of `scopes` become lines, and only they are candidates or abstention signals
-    (`retrieval.scoped`)."""
-    started = time.perf_counter()
+    (`retrieval.scoped`).
+
+    A user without a graph gets the empty packet, and so does one whose graph another
+    client (process, service worker) drops during the search: its queries then fail,
+    and the graph being gone tells that failure from any other. Either way this
+    process's warm indexes of the user go, so the dropped text does not stay here."""
     if not ctx.store.has_graph(user_id):
-        return MemoryPacket(query=query, abstain=True, reason="nothing has ever been stored for this user")
+        ctx.indexes.drop(user_id)
+        return _nothing_stored(query)
+    try:
+        return _search(ctx, user_id, query, now=now, as_of=as_of, known_at=known_at, limit=limit, recipe=recipe,
+                       budget_tokens=budget_tokens, scopes=scopes)
+    except StoreError:
+        if ctx.store.has_graph(user_id):
+            raise
+        ctx.indexes.drop(user_id)
+        return _nothing_stored(query)
+
+
+def _nothing_stored(query: str) -> MemoryPacket:
+    return MemoryPacket(query=query, abstain=True, reason="nothing has ever been stored for this user")
+
+
+def _search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as_of: datetime | None,
+            known_at: datetime | None, limit: int, recipe: SearchRecipe, budget_tokens: int | None,
+            scopes: Sequence[str]) -> MemoryPacket:
+    started = time.perf_counter()
     idx, view = narrow(ctx.store, user_id, ctx.indexes.get(ctx.store, user_id), scopes)
     plan = analyze(query, now, as_of, idx.entity_uuids.keys())
     names = abstain_signals.names_to_mask(plan, recipe, idx.proper_keys)
@@ -245,7 +268,7 @@ def search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, as
     tokens = with_entities if entities else tokens
     cited = list(dict.fromkeys([e.turn_id for e in episodes] + [t_ for f in packet_facts for t_ in f.source_turn_ids]
                                + [t_ for c in chains for f in c.steps for t_ in f.source_turn_ids]))
-    if packet_facts:
+    if packet_facts and ctx.store.has_graph(user_id):  # a write to a dropped graph would make it anew
         ctx.store.run(user_id, q.touch_facts([f.uuid for f in packet_facts], t.now_utc()))
     return MemoryPacket(
         query=query, mode=plan.mode, facts=tuple(packet_facts), chains=tuple(chains), episodes=tuple(episodes),

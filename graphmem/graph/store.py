@@ -26,7 +26,7 @@ from graphmem.schema import time as t
 
 INDEX_WAIT_SECONDS = 300.0
 INDEX_STATUS = "CALL db.indexes() YIELD label, status RETURN label, status"
-EMPTY_KEY = "empty key"  # FalkorDB's answer to a read-only query on a graph that does not exist
+GRAPH_KEY_TYPE = "graphdata"  # what redis's TYPE says of a FalkorDB graph's key
 from graphmem.schema.indexes import ACCESS_INDEX, all_indexes
 from graphmem.schema.models import check_user_id
 
@@ -47,6 +47,11 @@ class GraphEmbedding(BaseModel):
     dimension: int
     embedder: str | None = None
     backends: tuple[str, ...] = ()
+
+
+def is_missing_graph(exc: Exception) -> bool:
+    """FalkorDB's answer to a read-only query on a graph that does not exist."""
+    return "empty key" in str(exc)
 
 
 @contextmanager
@@ -112,8 +117,15 @@ class Store:
     def server_pid(self) -> int | None:
         return server_pid(self._db) if self.embedded else None
 
-    def run(self, user_id: str, query: Query, *, read_only: bool = False) -> list[dict[str, Any]]:
-        """Run one query on the user's graph; rows come back as dicts."""
+    def run(self, user_id: str, query: Query, *, read_only: bool = False, missing_ok: bool = False
+            ) -> list[dict[str, Any]]:
+        """Run one query on the user's graph; rows come back as dicts.
+
+        `missing_ok` (read-only queries): a graph that does not exist, or that another client
+        dropped a moment ago, reads as no rows instead of a `StoreError`. Not the default: a
+        writer's read under the user's lock that finds the graph gone has lost its lock, and
+        must stop rather than write a bare graph anew.
+        """
         graph = self._db.select_graph(check_user_id(user_id))
         if user_id not in self._indexed:
             self._await_indexes(user_id, graph)
@@ -122,9 +134,9 @@ class Store:
                 try:
                     result = graph.ro_query(query.cypher, query.params)
                 except redis.exceptions.ResponseError as exc:
-                    if EMPTY_KEY not in str(exc):
-                        raise
-                    return []  # no graph (another client may have dropped it a moment ago): nothing to read
+                    if missing_ok and is_missing_graph(exc):
+                        return []
+                    raise
             else:
                 result = graph.query(query.cypher, query.params)
         names = [column[1] if isinstance(column, (list, tuple)) else column for column in result.header]
@@ -146,7 +158,12 @@ class Store:
                 return
             rows: list = []
             while time.monotonic() < deadline:
-                rows = graph.ro_query(INDEX_STATUS).result_set
+                try:
+                    rows = graph.ro_query(INDEX_STATUS).result_set
+                except redis.exceptions.ResponseError as exc:
+                    if is_missing_graph(exc):  # dropped by another client since it was listed
+                        return
+                    raise
                 if not any("UNDER CONSTRUCTION" in str(status) for _, status in rows):
                     break
                 time.sleep(0.1)
@@ -160,10 +177,12 @@ class Store:
             return sorted(self._db.list_graphs())
 
     def has_graph(self, user_id: str) -> bool:
-        """Asked of the server each time (one EXISTS), never remembered: another process or
-        service worker sharing this FalkorDB may have dropped the graph since."""
+        """Asked of the server each time (one TYPE), never remembered: another process or
+        service worker sharing this FalkorDB may have dropped the graph since. TYPE, not
+        EXISTS: on a shared server another key may carry a user's name."""
         with translate_store_errors(f"looking up graph {check_user_id(user_id)!r}"):
-            return bool(self._db.connection.exists(user_id))
+            kind = self._db.connection.type(user_id)
+        return (kind.decode() if isinstance(kind, bytes) else kind) == GRAPH_KEY_TYPE
 
     def user_lock(self, user_id: str) -> UserLock:
         """The lock that serializes writes to one user across threads, processes
@@ -216,7 +235,7 @@ class Store:
 
     def stored_embedding(self, user_id: str) -> GraphEmbedding | None:
         """What the user's GraphmemMeta node says now (read, not cached); None without a graph."""
-        rows = self.run(user_id, graph_meta(), read_only=True) if self.has_graph(user_id) else []
+        rows = self.run(user_id, graph_meta(), read_only=True, missing_ok=True) if self.has_graph(user_id) else []
         if not rows:
             return None
         row = rows[0]

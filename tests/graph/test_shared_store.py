@@ -1,10 +1,17 @@
 """Two clients of one FalkorDB (two processes, or two service workers) see each other's
-drops: a graph one client dropped is gone for the other at once, its next write makes a
-whole graph again (indexes and record), and its warm search indexes do not outlive the
-dropped graph, even when the new graph's version counts up to the old one's."""
+drops: a graph one client dropped is gone for the other at once, also in the middle of a
+search or while the other waits for the user's lock; a write after it makes a whole graph
+again (indexes and record), nothing else makes one anew; and warm search indexes do not
+outlive the dropped graph, even when the new graph's version counts up to the old one's."""
+
+import threading
+
+import pytest
 
 from graphmem import Memory
 from graphmem.graph.cypher import Query
+from graphmem.retrieval import packet_lines
+from graphmem.schema.errors import NotFound, StoreError
 
 INDEXES = Query("CALL db.indexes() YIELD label RETURN label", {})
 
@@ -13,83 +20,149 @@ def say(mem, user, text, day):
     mem.write(user, [{"role": "user", "content": text}], f"2024-01-{day:02d}")
 
 
-def test_a_graph_another_client_dropped_reads_as_no_memory(tmp_path, embedder):
+@pytest.fixture
+def clients(tmp_path, embedder):
     with Memory(data_dir=tmp_path / "gm", embedder=embedder) as first, \
             Memory(data_dir=tmp_path / "gm", embedder=embedder) as second:
-        say(first, "u", "I live in Oslo.", 1)
-        assert first.search("u", "where do I live?").episodes
-        assert second.drop_user("u")
-        assert not first.store.has_graph("u")
-        packet = first.search("u", "where do I live?")  # was a StoreError: "empty key"
-        assert packet.abstain and not packet.episodes and not packet.facts
-        assert first.facts("u") == []
+        yield first, second
 
 
-def test_a_write_after_another_clients_drop_makes_a_whole_graph(tmp_path, embedder):
-    with Memory(data_dir=tmp_path / "gm", embedder=embedder) as first, \
-            Memory(data_dir=tmp_path / "gm", embedder=embedder) as second:
-        say(first, "u", "I live in Oslo.", 1)
-        assert second.drop_user("u")
-        say(first, "u", "I live in Bergen.", 2)  # failed before: a bare graph had no record or indexes
-        assert {row["label"] for row in first.store.run("u", INDEXES)} >= {"Episodic", "Entity", "RELATES_TO"}
-        assert first.inspect().embedding("u").embedder == embedder.name
-        assert [f.object for f in first.facts("u")] == ["Bergen"]
-        assert [e.content for e in first.search("u", "where do I live?").episodes] == ["I live in Bergen."]
+def racing(first, second, call):
+    """`call()` on a thread; once it asks for the user's lock (past any check it makes before),
+    `second` drops user "u" while holding that lock, then lets it in. Returns what `call`
+    returned or raised."""
+    asked, outcome = threading.Event(), []
+    real = first.store.user_lock
 
+    def user_lock(user_id):
+        asked.set()
+        return real(user_id)
 
-def test_warm_indexes_do_not_outlive_a_graph_another_client_dropped(tmp_path, embedder):
-    with Memory(data_dir=tmp_path / "gm", embedder=embedder) as first, \
-            Memory(data_dir=tmp_path / "gm", embedder=embedder) as second:
-        say(second, "u", "My dentist is Dr Hargreaves.", 1)
-        assert first.search("u", "Hargreaves").episodes  # first's warm indexes now hold the turn
-        version = first.store.run("u", Query("MATCH (m:GraphmemMeta) RETURN m.version AS v", {}))[0]["v"]
-        assert second.drop_user("u")
-        say(second, "u", "I adopted a cat.", 2)
-        now = second.store.run("u", Query("MATCH (m:GraphmemMeta) RETURN m.version AS v", {}))[0]["v"]
-        assert now == version  # the new graph's version met the old one's
-        found = first.search("u", "Who is my dentist, Hargreaves?")
-        # with the dropped graph's BM25 and names, the question's words all looked stored
-        # (topic coverage 1.0) and the packet answered with the cat
-        assert found.abstain and not found.episodes and not found.entities
-        assert [e.content for e in first.search("u", "what pet did I adopt?").episodes] == ["I adopted a cat."]
+    def run():
+        try:
+            outcome.append(call())
+        except Exception as exc:  # noqa: BLE001 - the test looks at it
+            outcome.append(exc)
 
-
-def test_a_read_of_a_graph_that_is_gone_reads_nothing(tmp_path, embedder):
-    """A read that comes after another client's drop (or races it, between `has_graph` and the
-    query) gets no rows; FalkorDB answers a read-only query on a missing graph with an error."""
-    with Memory(data_dir=tmp_path / "gm", embedder=embedder) as mem:
-        assert mem.store.run("nobody", Query("MATCH (n) RETURN n.uuid AS uuid", {}), read_only=True) == []
-        assert "nobody" not in mem.users()  # the read made no graph
-
-
-def test_a_rebuild_waiting_for_the_lock_while_another_client_drops_makes_no_graph(tmp_path, embedder):
-    """`rebuild` checks for the graph, then waits for the user's lock; a drop by the lock's
-    holder in that wait must end it with NotFound, not with an empty graph made anew."""
-    import threading
-
-    import pytest
-
-    from graphmem.schema.errors import NotFound
-
-    with Memory(data_dir=tmp_path / "gm", embedder=embedder) as first, \
-            Memory(data_dir=tmp_path / "gm", embedder=embedder) as second:
-        say(first, "u", "I live in Oslo.", 1)
-        outcome = []
-
-        def rebuild():
-            try:
-                outcome.append(first.rebuild("u"))
-            except NotFound as exc:
-                outcome.append(exc)
-
+    first.store.user_lock = user_lock
+    try:
         with second.store.user_lock("u"):
-            waiter = threading.Thread(target=rebuild)
-            waiter.start()
-            waiter.join(1.0)
-            assert waiter.is_alive()  # past its first check, waiting for the lock
+            thread = threading.Thread(target=run)
+            thread.start()
+            assert asked.wait(30.0)
             assert second.drop_user("u")
-        waiter.join(30.0)
-        assert len(outcome) == 1 and isinstance(outcome[0], NotFound)
-        assert not first.store.has_graph("u") and "u" not in second.users()
-        with pytest.raises(NotFound):
-            first.rebuild("u")
+        thread.join(60.0)
+    finally:
+        del first.store.user_lock
+    assert len(outcome) == 1
+    return outcome[0]
+
+
+def test_a_graph_another_client_dropped_reads_as_no_memory(clients):
+    first, second = clients
+    say(first, "u", "I live in Oslo.", 1)
+    assert first.search("u", "where do I live?").episodes
+    assert second.drop_user("u")
+    assert not first.store.has_graph("u")
+    packet = first.search("u", "where do I live?")  # was a StoreError: "empty key"
+    assert packet.abstain and not packet.episodes and not packet.facts
+    assert first.facts("u") == []
+
+
+def test_a_write_waiting_for_the_lock_while_another_client_drops_makes_a_whole_graph(clients):
+    first, second = clients
+    say(first, "u", "I live in Oslo.", 1)
+    result = racing(first, second, lambda: say(first, "u", "I live in Bergen.", 2))
+    assert result is None  # with the graph checked before the lock: a bare graph, and the write failed
+    assert {row["label"] for row in first.store.run("u", INDEXES)} >= {"Episodic", "Entity", "RELATES_TO"}
+    assert first.inspect().embedding("u").embedder == first.embedder.name
+    assert [f.object for f in first.facts("u")] == ["Bergen"]
+    assert [e.content for e in first.search("u", "where do I live?").episodes] == ["I live in Bergen."]
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda mem: mem.rebuild("u"), NotFound),
+    (lambda mem: mem.restore("u", "no-such-fact"), False),
+    (lambda mem: mem.purge("u"), 0),
+    (lambda mem: mem.confirm("u", "no-such-fact"), NotFound),
+], ids=["rebuild", "restore", "purge", "confirm"])
+def test_a_call_waiting_for_the_lock_while_another_client_drops_makes_no_graph(clients, call, expected):
+    """Each checks for the graph, then waits for the user's lock; a drop in that wait must
+    end it as for an unknown user. Checked only before the lock, rebuild made an empty graph
+    with its record anew, and the others' write queries a bare one."""
+    first, second = clients
+    say(first, "u", "I live in Oslo.", 1)
+    got = racing(first, second, lambda: call(first))
+    if isinstance(expected, type):
+        assert isinstance(got, expected)
+    else:
+        assert got == expected
+    assert "u" not in second.users() and not first.store.has_graph("u")
+
+
+def test_a_search_during_which_another_client_drops_reads_as_no_memory(clients, monkeypatch):
+    """The drop comes after the search has ranked its lines: the queries left fail on the
+    missing graph, which reads as no memory rather than a StoreError."""
+    first, second = clients
+    say(first, "u", "I live in Oslo.", 1)
+    real_fit = packet_lines.fit
+
+    def dropped_then_fit(*args, **kwargs):
+        assert second.drop_user("u")
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(packet_lines, "fit", dropped_then_fit)
+    packet = first.search("u", "where do I live?")
+    assert packet.abstain and not packet.facts and not packet.episodes
+    assert "u" not in second.users()
+
+
+def test_a_search_whose_graph_is_dropped_before_its_last_write_does_not_make_it_anew(clients, monkeypatch):
+    """A search marks the facts it returns as used (a write). After a drop that write would
+    create an empty graph under the user's name, undoing the erasure."""
+    first, second = clients
+    say(first, "u", "I live in Oslo.", 1)
+    real = packet_lines.fit_entities
+
+    def dropped_then_fit(*args, **kwargs):
+        assert second.drop_user("u")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(packet_lines, "fit_entities", dropped_then_fit)
+    first.search("u", "where do I live?")
+    assert "u" not in second.users()
+
+
+def test_warm_indexes_do_not_outlive_a_graph_another_client_dropped(clients):
+    first, second = clients
+    say(second, "u", "My dentist is Dr Hargreaves.", 1)
+    assert first.search("u", "Hargreaves").episodes  # first's warm indexes now hold the turn
+    version = first.store.run("u", Query("MATCH (m:GraphmemMeta) RETURN m.version AS v", {}))[0]["v"]
+    assert second.drop_user("u")
+    say(second, "u", "I adopted a cat.", 2)
+    now = second.store.run("u", Query("MATCH (m:GraphmemMeta) RETURN m.version AS v", {}))[0]["v"]
+    assert now == version  # the new graph's version met the old one's
+    found = first.search("u", "Who is my dentist, Hargreaves?")
+    # with the dropped graph's BM25 and names, the question's words all looked stored
+    # (topic coverage 1.0) and the packet answered with the cat
+    assert found.abstain and not found.episodes and not found.entities
+    assert [e.content for e in first.search("u", "what pet did I adopt?").episodes] == ["I adopted a cat."]
+
+
+def test_a_read_of_a_missing_graph_is_an_error_unless_asked_otherwise(clients):
+    """Only reads that ask for it (`missing_ok`) read a missing graph as no rows: a writer's
+    read under the lock that finds its graph gone must stop, not write a bare graph anew."""
+    first, _ = clients
+    query = Query("MATCH (n) RETURN n.uuid AS uuid", {})
+    assert first.store.run("nobody", query, read_only=True, missing_ok=True) == []
+    with pytest.raises(StoreError, match="empty key"):
+        first.store.run("nobody", query, read_only=True)
+    assert "nobody" not in first.users()  # neither read made a graph
+
+
+def test_a_key_of_another_type_under_a_users_name_is_no_graph(clients):
+    """On a shared server another key may carry a user's name; it is not a memory."""
+    first, _ = clients
+    first.store.execute("SET", "carol", "not a graph")
+    assert not first.store.has_graph("carol")
+    assert first.search("carol", "anything?").abstain
