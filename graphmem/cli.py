@@ -9,6 +9,7 @@ name; a GraphMemError becomes a one-line error.
     graphmem forget --user U (--text T | --entity E | --fact ID | --session-id S |
                     --between T0..T1 | --all) [--yes] [--dry-run] [--json]
     graphmem rebuild --user U [--json]   re-derive facts from the stored turns (cli_rebuild.py)
+    graphmem reembed --user U [--json]   make the stored vectors again with the configured embedder (cli_reembed.py)
     graphmem candidates --user U         the write gate's held-back facts; confirm / reject UUID (cli_gate.py)
     graphmem eval forget                 the forgetting set, offline
     graphmem mcp [--transport http]      an MCP server (graphmem.cli_mcp)
@@ -272,6 +273,8 @@ _mount_evals()
 register_service(app)
 from graphmem.cli_rebuild import register as register_rebuild  # noqa: E402
 register_rebuild(app)
+from graphmem.cli_reembed import register as register_reembed  # noqa: E402
+register_reembed(app)
 register_gate(app, opened)
 from graphmem.cli_mcp import MCP_HELP, mcp  # noqa: E402
 app.command(help=MCP_HELP)(mcp)

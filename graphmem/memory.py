@@ -33,6 +33,8 @@ from graphmem.ingest import candidates as gate_candidates
 from graphmem.ingest.pipeline import IngestContext, write_session
 from graphmem.ingest.rebuild import RebuildResult
 from graphmem.ingest.rebuild import rebuild as rebuild_projections
+from graphmem.ingest.reembed import ReembedResult
+from graphmem.ingest.reembed import reembed as reembed_vectors
 from graphmem.ingest.turns import validate_session
 from graphmem.retrieval.index import WarmIndexes
 from graphmem.retrieval.packet import MemoryPacket
@@ -524,6 +526,30 @@ class Memory:
                 raise NotFound(f"user {user_id!r} has no memory")
             self._open_graph(user_id)
             result = rebuild_projections(context, user_id)
+        self._indexes.drop(user_id)
+        return result
+
+    def reembed(self, user_id: str) -> ReembedResult:
+        """Make every stored vector of the user again with this memory's embedder, so a
+        memory built with another model (or dimension) can be opened with this one
+        (`ingest.reembed`). Turns, facts, times and ids stay as they are.
+
+        :param user_id: whose memory.
+        :raises InvalidInput: a bad user id.
+        :raises NotFound: the user has no memory.
+        :raises StoreError: FalkorDB failed (the graph stays marked as half re-embedded and is
+            refused until `reembed` runs again).
+
+        Example:
+            >>> Memory(embedder=new_model).reembed("alice").turns
+            12
+        """
+        check_user_id(user_id)
+        if not self.store.has_graph(user_id):
+            raise NotFound(f"user {user_id!r} has no memory")
+        with self.store.user_lock(user_id):
+            result = reembed_vectors(self.store, user_id, self._embed, embedder=self.embedder.name,
+                                     dimension=self.embedder.dimension, backend=getattr(self.embedder, "backend", None))
         self._indexes.drop(user_id)
         return result
 

@@ -92,7 +92,11 @@ def build_episodes(user_id: str, session: SessionIn, now: datetime) -> list[Epis
 
 def episode_text(episode: EpisodicNode) -> str:
     """What a turn is embedded as: who said it matters ("What did Caroline say...")."""
-    return f"{episode.speaker}: {episode.content}"
+    return turn_text(episode.speaker, episode.content)
+
+
+def turn_text(speaker: str, content: str) -> str:
+    return f"{speaker}: {content}"
 
 
 def create_episodes(ctx: IngestContext, user_id: str, episodes: Sequence[EpisodicNode], now: datetime) -> None:

@@ -47,6 +47,7 @@ class GraphEmbedding(BaseModel):
     dimension: int
     embedder: str | None = None
     backends: tuple[str, ...] = ()
+    reembedding: str | None = None  # the model a re-embedding that has not finished was moving to
 
 
 def is_missing_graph(exc: Exception) -> bool:
@@ -240,10 +241,15 @@ class Store:
             return None
         row = rows[0]
         return GraphEmbedding(dimension=int(row["embedding_dim"]), embedder=row["embedder"],
-                              backends=tuple(row["backends"] or ()))
+                              backends=tuple(row["backends"] or ()), reembedding=row.get("reembedding"))
 
     @staticmethod
     def _check_embedding(user_id: str, known: GraphEmbedding, dimension: int, embedder: str) -> GraphEmbedding:
+        if known.reembedding:
+            raise InvalidInput(
+                f"graph {user_id!r} was being re-embedded with {known.reembedding!r} and that stopped half way, so it "
+                f"holds vectors of two models: run `graphmem reembed --user {user_id}` (Memory.reembed) again"
+            )
         if known.dimension != dimension:
             raise InvalidInput(
                 f"graph {user_id!r} holds {known.dimension}-dimensional embeddings of {known.embedder or 'an unnamed model'!r}; "

@@ -12,7 +12,7 @@ from graphmem.graph.cypher.query import Query
 def graph_meta() -> Query:
     return Query(
         "MATCH (m:GraphmemMeta) RETURN m.embedding_dim AS embedding_dim, m.embedder AS embedder, "
-        "coalesce(m.embedder_backends, []) AS backends",
+        "coalesce(m.embedder_backends, []) AS backends, m.reembedding AS reembedding",
         {},
     )
 
