@@ -7,6 +7,7 @@ or the LLM prompt changed. It prints what was re-derived.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -34,14 +35,20 @@ def rebuild(
     as_json: JsonOpt = False,
 ) -> None:
     """Re-derive the user's facts, entities and summaries from the stored turns (the turns stay)."""
+    run_on_user(user, data_dir, as_json, lambda mem: mem.rebuild(user), report_lines)
+
+
+def run_on_user(user: str, data_dir: Path | None, as_json: bool, verb: Callable, lines: Callable) -> None:
+    """Open the memory, run one maintenance `verb` on it and print its result: JSON, or `lines`
+    (rebuild, reembed)."""
     from graphmem.cli import opened
 
     with opened(data_dir, read=True, user=user) as mem:  # a GraphMemError exits 2 with its message
-        result = mem.rebuild(user)
+        result = verb(mem)
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
         return
-    for line in report_lines(user, result):
+    for line in lines(user, result):
         typer.echo(line)
 
 

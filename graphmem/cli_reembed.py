@@ -7,13 +7,11 @@ it moves to another one. It prints what was replaced.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-DataDirOpt = Annotated[Optional[Path], typer.Option("--data-dir", help="default: $GRAPHMEM_DATA_DIR or ~/.graphmem")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
+from graphmem.cli_rebuild import DataDirOpt, JsonOpt, run_on_user
 
 
 def report_lines(user: str, result) -> list[str]:
@@ -32,15 +30,7 @@ def reembed(
     as_json: JsonOpt = False,
 ) -> None:
     """Make the user's stored vectors again with the configured embedder (turns and facts stay)."""
-    from graphmem.cli import opened
-
-    with opened(data_dir, read=True, user=user) as mem:  # a GraphMemError exits 2 with its message
-        result = mem.reembed(user)
-    if as_json:
-        typer.echo(result.model_dump_json(indent=2))
-        return
-    for line in report_lines(user, result):
-        typer.echo(line)
+    run_on_user(user, data_dir, as_json, lambda mem: mem.reembed(user), report_lines)
 
 
 def register(app: typer.Typer) -> None:
