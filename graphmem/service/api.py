@@ -23,6 +23,7 @@ from graphmem.forgetting.pipeline import ForgetReport
 from graphmem.graph.inspect import EpisodeRow
 from graphmem.schema import time as t
 from graphmem.ingest.rebuild import RebuildResult
+from graphmem.ingest.reembed import ReembedResult
 from graphmem.schema.errors import InvalidInput
 from graphmem.schema.models import DEFAULT_SCOPE
 from graphmem.schema.records import CandidateRecord, FactRecord, GateResult, Timeline, WriteResult
@@ -165,3 +166,11 @@ def rebuild(user_id: WholeMemoryUser, mem: MemoryDep) -> RebuildResult:
     the current extractor (`Memory.rebuild`); the turns stay as they are. 404 for a
     user with no memory."""
     return mem.rebuild(user_id)
+
+
+@router.post("/users/{user_id}/reembed", response_model=ReembedResult)
+def reembed(user_id: WholeMemoryUser, mem: MemoryDep) -> ReembedResult:
+    """Make every stored vector of the user again with the service's embedder
+    (`Memory.reembed`), e.g. after the service moved to another model or backend; turns and
+    facts stay as they are. 404 for a user with no memory."""
+    return mem.reembed(user_id)

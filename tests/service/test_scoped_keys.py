@@ -115,6 +115,7 @@ WHOLE_MEMORY = [
     ("POST", "/purge", {"now": "2030-01-01"}),
     ("POST", "/restore", {"fact_uuid": "x"}),
     ("POST", "/rebuild", None),
+    ("POST", "/reembed", None),
     ("DELETE", "?confirm=true", None),
 ]
 
@@ -144,6 +145,23 @@ def test_rebuild_over_http_rederives_the_facts_and_404s_an_unknown_user(live):
     assert missing.status_code == 403  # not covered by this key
     with live.client(live.key()) as admin:
         assert admin.post("/v1/users/skr_nobody/rebuild").status_code == 404
+
+
+def test_reembed_over_http_makes_the_vectors_again_and_404s_an_unknown_user(live):
+    user = "sre"
+    with live.client(live.key(user)) as c:
+        assert c.post(f"/v1/users/{user}/sessions", json=say("I live in Porto. I work at Acme.")).status_code == 200
+        before = sorted((f.predicate, f.object, str(f.valid_at)) for f in live.memory.facts(user))
+        r = c.post(f"/v1/users/{user}/reembed")
+        assert r.status_code == 200, r.text
+        done = r.json()
+        assert done["turns"] == 1 and done["facts"] == len(before) >= 1 and done["entities"] >= 2
+        assert done["embedder"] == done["previous_embedder"] == live.memory.embedder.name
+        assert sorted((f.predicate, f.object, str(f.valid_at)) for f in live.memory.facts(user)) == before
+        found = c.post(f"/v1/users/{user}/search", json={"query": "Where do I live?"})
+        assert found.status_code == 200 and "Porto" in found.text
+    with live.client(live.key()) as admin:
+        assert admin.post("/v1/users/sre_nobody/reembed").status_code == 404
 
 
 def test_scopes_of_a_key_are_stored_and_old_key_files_mean_every_scope(tmp_path):
