@@ -381,10 +381,9 @@ class Memory:
             confidence=confidence, scope=scope,
         )
         given = new.embedding
-        self._open_graph(user_id)  # a graph of another embedder refuses before any embedding work
         vectors = [v.tolist() for v in self._embed([new.subject, new.object] + ([] if given else [new.edge.fact]))]
         with self.store.user_lock(user_id):
-            self._open_graph(user_id)  # again: another process may have dropped the graph meanwhile
+            self._open_graph(user_id)
             result = fact_repository.add_fact(self.store, user_id, new.edge, vectors + ([given] if given else []),
                                               subject=new.subject, object=new.object,
                                               single_valued=new.single_valued)
@@ -518,11 +517,9 @@ class Memory:
             2
         """
         check_user_id(user_id)
-        if not self.store.has_graph(user_id):
-            raise NotFound(f"user {user_id!r} has no memory")
         context = IngestContext(store=self.store, embed=self._embed, extractor=self.extractor)
-        with self.store.user_lock(user_id):
-            if not self.store.has_graph(user_id):  # dropped by another client while this one waited
+        with self.store.locked_graph(user_id) as present:
+            if not present:
                 raise NotFound(f"user {user_id!r} has no memory")
             self._open_graph(user_id)
             result = rebuild_projections(context, user_id)
@@ -545,9 +542,9 @@ class Memory:
             12
         """
         check_user_id(user_id)
-        if not self.store.has_graph(user_id):
-            raise NotFound(f"user {user_id!r} has no memory")
-        with self.store.user_lock(user_id):
+        with self.store.locked_graph(user_id) as present:
+            if not present:
+                raise NotFound(f"user {user_id!r} has no memory")
             result = reembed_vectors(self.store, user_id, self._embed, embedder=self.embedder.name,
                                      dimension=self.embedder.dimension, backend=getattr(self.embedder, "backend", None))
         self._indexes.drop(user_id)
@@ -568,10 +565,8 @@ class Memory:
         """
         check_user_id(user_id)
         fact_uuid = check_id(fact_uuid, "fact_uuid", MAX_NAME_CHARS)
-        if not self.store.has_graph(user_id):
-            return False
-        with self.store.user_lock(user_id):
-            return self.store.has_graph(user_id) and capacity.restore(self.store, user_id, fact_uuid)
+        with self.store.locked_graph(user_id) as present:
+            return present and capacity.restore(self.store, user_id, fact_uuid)
 
     def candidates(self, user_id: str) -> list[CandidateRecord]:
         """Facts the write gate held back (`ingest.write_gate`): passing states ("I'm
@@ -616,10 +611,8 @@ class Memory:
     def _decide(self, user_id: str, fact_uuid: str, verb) -> GateResult:
         check_user_id(user_id)
         fact_uuid = check_id(fact_uuid, "fact_uuid", MAX_NAME_CHARS)
-        if not self.store.has_graph(user_id):
-            raise NotFound(f"user {user_id!r} has no memory")
-        with self.store.user_lock(user_id):
-            if not self.store.has_graph(user_id):  # dropped by another client while this one waited
+        with self.store.locked_graph(user_id) as present:
+            if not present:
                 raise NotFound(f"user {user_id!r} has no memory")
             result = verb(self.store, user_id, fact_uuid)
         self._indexes.drop(user_id)
@@ -791,10 +784,8 @@ class Memory:
         entities only they held, and the expired text in summaries. Returns how many facts."""
         check_user_id(user_id)
         moment = t.to_utc_or_none(now, field="now") or t.now_utc()
-        if not self.store.has_graph(user_id):
-            return 0
-        with self.store.user_lock(user_id):
-            purged = forgetting.purge(self.store, user_id, moment) if self.store.has_graph(user_id) else 0
+        with self.store.locked_graph(user_id) as present:
+            purged = forgetting.purge(self.store, user_id, moment) if present else 0
         if purged:
             self._indexes.drop(user_id)
         return purged

@@ -27,7 +27,7 @@ from graphmem.graph import cypher as q
 from graphmem.graph.store import Store
 from graphmem.ingest.pipeline import turn_text
 from graphmem.schema.errors import NotFound, StoreError
-from graphmem.schema.indexes import vector_indexes
+from graphmem.schema.indexes import VECTOR_FIELDS, drop_vector_indexes, vector_indexes
 
 BATCH = 256
 
@@ -54,9 +54,9 @@ def reembed(store: Store, user_id: str, embed: Callable[[Sequence[str]], np.ndar
     if known is None:
         raise NotFound(f"user {user_id!r} has no memory")
     store.run(user_id, q.mark_reembedding(embedder))
-    resized = _index_dimensions(store, user_id) != {key: int(dimension) for key in VECTOR_INDEXES}
+    resized = _index_dimensions(store, user_id) != {field: int(dimension) for field in VECTOR_FIELDS}
     if resized:  # also when a stopped re-embedding to another dimension dropped them already
-        for statement in q.DROP_VECTOR_INDEXES:
+        for statement in drop_vector_indexes():
             _drop_index(store, user_id, statement)
     counts = {kind: _replace(store, user_id, kind, embed) for kind in q.VECTOR_KINDS}
     if resized:
@@ -77,13 +77,9 @@ def _replace(store: Store, user_id: str, kind: str, embed: Callable[[Sequence[st
     return len(rows)
 
 
-VECTOR_INDEXES = (("RELATES_TO", "fact_embedding"), ("Entity", "name_embedding"), ("Episodic", "content_embedding"))
-
-
 def _index_dimensions(store: Store, user_id: str) -> dict[tuple[str, str], int]:
     """(label, property) -> dimension of each vector index the graph has now."""
-    rows = store.run(user_id, q.Query("CALL db.indexes() YIELD label, types, options RETURN label, types, options", {}),
-                     read_only=True)
+    rows = store.run(user_id, q.INDEX_OPTIONS, read_only=True)
     return {(row["label"], prop): int(row["options"][prop]["dimension"])
             for row in rows for prop, kinds in row["types"].items() if "VECTOR" in kinds}
 

@@ -25,15 +25,23 @@ FULLTEXT_INDEXES = (
 )
 
 
+VECTOR_FIELDS = (("RELATES_TO", "fact_embedding"), ("Entity", "name_embedding"), ("Episodic", "content_embedding"))
+"""(label or relationship type, property) of each vector index."""
+
+
+def _vector_target(label: str, prop: str) -> str:
+    return f"()-[e:{label}]-() ON (e.{prop})" if label == "RELATES_TO" else f"(n:{label}) ON (n.{prop})"
+
+
 def vector_indexes(dimension: int) -> tuple[str, ...]:
     """Cosine vector indexes; the dimension is an int we control, never user text."""
-    dim = int(dimension)
-    options = f"OPTIONS {{dimension:{dim}, similarityFunction:'cosine'}}"
-    return (
-        f"CREATE VECTOR INDEX FOR ()-[e:RELATES_TO]-() ON (e.fact_embedding) {options}",
-        f"CREATE VECTOR INDEX FOR (n:Entity) ON (n.name_embedding) {options}",
-        f"CREATE VECTOR INDEX FOR (n:Episodic) ON (n.content_embedding) {options}",
-    )
+    options = f"OPTIONS {{dimension:{int(dimension)}, similarityFunction:'cosine'}}"
+    return tuple(f"CREATE VECTOR INDEX FOR {_vector_target(*field)} {options}" for field in VECTOR_FIELDS)
+
+
+def drop_vector_indexes() -> tuple[str, ...]:
+    """The vector indexes' DROP statements (a re-embedding to another dimension, `ingest.reembed`)."""
+    return tuple(f"DROP VECTOR INDEX FOR {_vector_target(*field)}" for field in VECTOR_FIELDS)
 
 
 def all_indexes(dimension: int) -> tuple[str, ...]:

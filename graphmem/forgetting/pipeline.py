@@ -372,10 +372,8 @@ def run(store: Store, user_id: str, selector: Selector, *, data_dir: Path, dry_r
     graph never outlives its erasure.
     """
     clock = time.perf_counter()
-    if not store.has_graph(user_id):
-        return ForgetReport(selector=selector.kind, dry_run=dry_run)
-    with store.user_lock(user_id):
-        if not store.has_graph(user_id):  # another client dropped it while this one waited
+    with store.locked_graph(user_id) as present:
+        if not present:
             return ForgetReport(selector=selector.kind, dry_run=dry_run)
         chosen = plan(store, user_id, selector)
         report = preview(selector, chosen, dry_run=dry_run)

@@ -193,6 +193,18 @@ class Store:
                 self._locks[user_id] = UserLock(self._db.connection, check_user_id(user_id))
             return self._locks[user_id]
 
+    @contextmanager
+    def locked_graph(self, user_id: str) -> Iterator[bool]:
+        """The user's lock for a verb on an existing graph, and whether the graph exists once it
+        is held. An unknown user is told without taking the lock; a graph another client dropped
+        while this one waited reads False too, so the verb ends as for an unknown user instead of
+        its writes making the graph anew."""
+        if not self.has_graph(user_id):
+            yield False
+            return
+        with self.user_lock(user_id):
+            yield self.has_graph(user_id)
+
     def ensure_graph(self, user_id: str, *, dimension: int, embedder: str, backend: str | None = None) -> int:
         """Create the user's graph with its indexes once; return its embedding size.
 

@@ -100,18 +100,23 @@ def test_a_call_waiting_for_the_lock_while_another_client_drops_makes_no_graph(c
     assert "u" not in second.users() and not first.store.has_graph("u")
 
 
+def drop_before(monkeypatch, second, step):
+    """`second` drops user "u" just before a search reaches `packet_lines.<step>`."""
+    real = getattr(packet_lines, step)
+
+    def dropped_then(*args, **kwargs):
+        assert second.drop_user("u")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(packet_lines, step, dropped_then)
+
+
 def test_a_search_during_which_another_client_drops_reads_as_no_memory(clients, monkeypatch):
     """The drop comes after the search has ranked its lines: the queries left fail on the
     missing graph, which reads as no memory rather than a StoreError."""
     first, second = clients
     say(first, "u", "I live in Oslo.", 1)
-    real_fit = packet_lines.fit
-
-    def dropped_then_fit(*args, **kwargs):
-        assert second.drop_user("u")
-        return real_fit(*args, **kwargs)
-
-    monkeypatch.setattr(packet_lines, "fit", dropped_then_fit)
+    drop_before(monkeypatch, second, "fit")
     packet = first.search("u", "where do I live?")
     assert packet.abstain and not packet.facts and not packet.episodes
     assert "u" not in second.users()
@@ -122,13 +127,7 @@ def test_a_search_whose_graph_is_dropped_before_its_last_write_does_not_make_it_
     create an empty graph under the user's name, undoing the erasure."""
     first, second = clients
     say(first, "u", "I live in Oslo.", 1)
-    real = packet_lines.fit_entities
-
-    def dropped_then_fit(*args, **kwargs):
-        assert second.drop_user("u")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(packet_lines, "fit_entities", dropped_then_fit)
+    drop_before(monkeypatch, second, "fit_entities")
     first.search("u", "where do I live?")
     assert "u" not in second.users()
 

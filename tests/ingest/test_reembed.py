@@ -64,6 +64,19 @@ def state(mem):
     return facts, sorted((e.uuid, e.content) for e in mem.inspect().episodes("u"))
 
 
+def stop_at(monkeypatch, stopped_kind):
+    """Re-embedding raises when it reaches `stopped_kind`'s vectors, as a killed run would stop."""
+    real = reembed_module._replace
+
+    def stops(store, user_id, kind, embed):
+        if kind == stopped_kind:
+            raise ConnectionError("killed half way")
+        return real(store, user_id, kind, embed)
+
+    monkeypatch.setattr(reembed_module, "_replace", stops)
+    return real
+
+
 def test_a_memory_moves_to_another_model_of_the_same_dimension(tmp_path, embedder):
     d = tmp_path / "gm"
     with Memory(data_dir=d, embedder=Permuted(embedder)) as old:
@@ -112,15 +125,8 @@ def test_a_reembedding_that_stops_half_way_is_refused_until_it_runs_again(tmp_pa
     d = tmp_path / "gm"
     with Memory(data_dir=d, embedder=Permuted(embedder)) as old:
         remember(old)
-    real = reembed_module._replace
-
-    def stops_at_facts(store, user_id, kind, embed):
-        if kind == "facts":
-            raise ConnectionError("killed half way")
-        return real(store, user_id, kind, embed)
-
     with Memory(data_dir=d, embedder=embedder) as mem:
-        monkeypatch.setattr(reembed_module, "_replace", stops_at_facts)
+        real = stop_at(monkeypatch, "facts")
         with pytest.raises(ConnectionError):
             mem.reembed("u")
         for model in (embedder, Permuted(embedder)):  # turns of one model, facts of the other: neither may read
@@ -158,14 +164,7 @@ def test_a_stopped_reembedding_to_another_dimension_can_be_undone_with_the_old_m
     d = tmp_path / "gm"
     with Memory(data_dir=d, embedder=embedder) as mem:
         remember(mem)
-    real = reembed_module._replace
-
-    def stops(store, user_id, kind, embed):
-        if kind == "entities":
-            raise ConnectionError("killed half way")
-        return real(store, user_id, kind, embed)
-
-    monkeypatch.setattr(reembed_module, "_replace", stops)
+    real = stop_at(monkeypatch, "entities")
     with Memory(data_dir=d, embedder=Truncated(embedder)) as small, pytest.raises(ConnectionError):
         small.reembed("u")
     monkeypatch.setattr(reembed_module, "_replace", real)

@@ -17,11 +17,8 @@ _KINDS = {
 }
 VECTOR_KINDS = tuple(_KINDS)
 
-DROP_VECTOR_INDEXES = (
-    "DROP VECTOR INDEX FOR ()-[e:RELATES_TO]-() ON (e.fact_embedding)",
-    "DROP VECTOR INDEX FOR (n:Entity) ON (n.name_embedding)",
-    "DROP VECTOR INDEX FOR (n:Episodic) ON (n.content_embedding)",
-)
+INDEX_OPTIONS = Query("CALL db.indexes() YIELD label, types, options RETURN label, types, options", {})
+"""Every index of the graph with its kind per property and its options (a vector's dimension)."""
 
 
 def vector_texts(kind: str) -> Query:
@@ -51,4 +48,4 @@ def finish_reembedding(dimension: int, embedder: str, backend: str | None) -> Qu
     )
 
 
-__all__ = ["DROP_VECTOR_INDEXES", "VECTOR_KINDS", "finish_reembedding", "mark_reembedding", "set_vectors", "vector_texts"]
+__all__ = ["INDEX_OPTIONS", "VECTOR_KINDS", "finish_reembedding", "mark_reembedding", "set_vectors", "vector_texts"]
