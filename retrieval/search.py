@@ -269,7 +269,9 @@ def _search(ctx: RetrievalContext, user_id: str, query: str, *, now: datetime, a
     cited = list(dict.fromkeys([e.turn_id for e in episodes] + [t_ for f in packet_facts for t_ in f.source_turn_ids]
                                + [t_ for c in chains for f in c.steps for t_ in f.source_turn_ids]))
     if packet_facts and ctx.store.has_graph(user_id):  # a write to a dropped graph would make it anew
-        ctx.store.run(user_id, q.touch_facts([f.uuid for f in packet_facts], t.now_utc()))
+        touched = ctx.store.run(user_id, q.touch_facts([f.uuid for f in packet_facts], t.now_utc()))
+        if not touched or not touched[0]["touched"]:  # dropped since the check: the touch made it anew
+            ctx.store.drop_if_empty(user_id)
     return MemoryPacket(
         query=query, mode=plan.mode, facts=tuple(packet_facts), chains=tuple(chains), episodes=tuple(episodes),
         entities=tuple(entities),

@@ -282,6 +282,24 @@ class Store:
             if "already indexed" not in str(exc).lower():
                 raise
 
+    def drop_if_empty(self, user_id: str) -> bool:
+        """Delete the user's graph if it holds no node at all; True when it did.
+
+        Why: a write query makes its graph when the key is missing (a read-only one does not),
+        and no check before it can rule out another client's drop in between: redis scripts
+        may not call GRAPH.QUERY. So a write that raced a drop leaves an empty graph under the
+        user's name, listed by `users`, the erasure undone in name. Decided under the user's
+        lock, where no writer is half way through making a graph; a graph with any node (its
+        record, say) is another client's new memory and stays.
+        """
+        with self.locked_graph(user_id) as exists:
+            if not exists or self.run(user_id, Query("MATCH (n) RETURN 1 AS one LIMIT 1", {}), read_only=True):
+                return False
+            with translate_store_errors(f"deleting empty graph {user_id!r}"):
+                self._db.select_graph(user_id).delete()
+            self._indexed.discard(user_id)
+            return True
+
     def drop(self, user_id: str) -> bool:
         """Delete a user's whole graph; True when there was one."""
         check_user_id(user_id)

@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from graphmem import Memory
+from graphmem.graph import cypher as q
 from graphmem.graph.cypher import Query
 from graphmem.retrieval import packet_lines
 from graphmem.schema.errors import NotFound, StoreError
@@ -130,6 +131,40 @@ def test_a_search_whose_graph_is_dropped_before_its_last_write_does_not_make_it_
     drop_before(monkeypatch, second, "fit_entities")
     first.search("u", "where do I live?")
     assert "u" not in second.users()
+
+
+def racing_touch(monkeypatch, act):
+    """`act()` runs after a search has checked that its graph exists, just before it marks
+    the facts it returns as used (no check before a write can rule this out)."""
+    real = q.touch_facts
+
+    def acted_then(*args, **kwargs):
+        act()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(q, "touch_facts", acted_then)
+
+
+def test_a_drop_between_a_searchs_check_and_its_touch_leaves_no_graph(clients, monkeypatch):
+    """The touch, a write, makes an empty graph under the dropped user's name; the search
+    sees it found none of its facts and deletes that graph, which holds nothing."""
+    first, second = clients
+    say(first, "u", "I live in Oslo.", 1)
+    racing_touch(monkeypatch, lambda: second.drop_user("u"))
+    first.search("u", "where do I live?")
+    assert "u" not in second.users() and not first.store.has_graph("u")
+
+
+def test_a_touch_that_finds_its_facts_forgotten_keeps_the_rest_of_the_memory(clients, monkeypatch):
+    """Facts forgotten between the read and the touch also leave it nothing to mark, but
+    the graph still holds the turns: it stays, whole."""
+    first, second = clients
+    say(first, "u", "I live in Oslo.", 1)
+    say(first, "u", "My sister is called Ingrid.", 2)
+    racing_touch(monkeypatch, lambda: second.forget("u", {"entity": "Oslo"}, confirm=True))
+    first.search("u", "where do I live?")
+    assert first.store.has_graph("u")
+    assert "Ingrid" in " ".join(e.content for e in first.search("u", "what is my sister called?").episodes)
 
 
 def test_warm_indexes_do_not_outlive_a_graph_another_client_dropped(clients):

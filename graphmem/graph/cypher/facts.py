@@ -267,11 +267,12 @@ def touch_facts(uuids: Sequence[str], when: datetime) -> Query:
     """Access statistics for decay: one more hit, last accessed `when` (`uuids` distinct).
 
     Only facts still stored get a record: a fact forgotten between the search's
-    read and this write leaves nothing behind."""
+    read and this write leaves nothing behind. Returns `touched`, how many were
+    found: none means they went, perhaps with the whole graph."""
     return Query(
         f"MATCH ()-[r:RELATES_TO]->() WHERE r.uuid IN $uuids WITH DISTINCT r.uuid AS u "
         f"MERGE (a:{ACCESS} {{uuid: u}}) ON CREATE SET a.access_count = 1, a.last_accessed_at = $at "
-        "ON MATCH SET a.access_count = a.access_count + 1, a.last_accessed_at = $at",
+        "ON MATCH SET a.access_count = a.access_count + 1, a.last_accessed_at = $at RETURN count(u) AS touched",
         {"uuids": list(dict.fromkeys(uuids)), "at": t.encode(when)},
     )
 
