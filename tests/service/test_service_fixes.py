@@ -79,14 +79,15 @@ from graphmem.ingest.rules.grammar import MADE
 from graphmem.service.app import _open_memory
 memory = _open_memory(Settings(data_dir=sys.argv[1]))
 compiled = len(MADE) > 200 and all(t._compiled is not None for t in MADE)
-print(memory.embedder._model is not None, memory.embedder._query_path() is not None, compiled)
+print(memory.embedder._onnx_model is not None, "torch" not in sys.modules, compiled)
 memory.close()
 """
 
 
 def test_the_service_loads_at_start_up_what_the_library_loads_lazily(tmp_path):
-    """The embedder's PyTorch model and the rule patterns load on first need in the library, so
-    a short-lived process skips them; a server loads them before its first request instead."""
+    """The embedder's model and the rule patterns load on first need in the library, so a
+    short-lived process skips them; a server loads them before its first request instead (the
+    fp32 ONNX twin, never PyTorch)."""
     import os
     import subprocess
     import sys
