@@ -132,7 +132,7 @@ def seeds(store: Store, user_id: str, selector: Selector) -> tuple[set[str], set
         found = run(fq.entity_named(selector.value, normalize_name(selector.value)))
         entities = {r["uuid"] for r in found}
     else:  # text
-        needle = selector.value.casefold()
+        needle = selector.value
         entities = {r["uuid"] for r in run(fq.entities_containing(needle)) if has_words(r["name"], needle)}
     facts = {r["uuid"] for r in run(fq.facts_touching(sorted(entities)))} if entities else set()
     episodes = {r["uuid"] for r in run(fq.episodes_mentioning_all(sorted(entities)))} if entities else set()
@@ -145,10 +145,14 @@ def seeds(store: Store, user_id: str, selector: Selector) -> tuple[set[str], set
 
 
 def has_words(text: str | None, needle: str) -> bool:
-    """`needle` (casefolded) occurs in `text` as whole words: "a" must not match
-    every turn with the letter a. Cypher's CONTAINS narrows; this decides."""
-    pattern = r"(?<!\w)" + re.escape(needle) + r"(?!\w)"
-    return bool(text) and re.search(pattern, text.casefold()) is not None
+    """`needle` occurs in `text` as whole words, in any case: "a" must not match every
+    turn with the letter a. Cypher's CONTAINS narrows (on `toLower`); this decides, and
+    accepts what either lower-casing or case-folding matches, so it never refuses a text
+    the narrowing let through."""
+    if not text:
+        return False
+    return any(re.search(r"(?<!\w)" + re.escape(fold(needle)) + r"(?!\w)", fold(text)) is not None
+               for fold in (str.lower, str.casefold))
 
 
 def naming_episodes(store: Store, user_id: str, entities: set[str]) -> set[str]:
@@ -160,8 +164,8 @@ def naming_episodes(store: Store, user_id: str, entities: set[str]) -> set[str]:
             if len(name.strip()) < 2:
                 continue
             word = re.compile(rf"(?<!\w){re.escape(name.strip())}(?!\w)", re.IGNORECASE)
-            for hit in store.run(user_id, fq.episodes_containing(name.strip().casefold()), read_only=True):
-                if word.search(hit["content"]):
+            for hit in store.run(user_id, fq.episodes_containing(name.strip()), read_only=True):
+                if word.search(hit["content"]) or has_words(hit["content"], name.strip()):
                     found.add(hit["uuid"])
     return found
 

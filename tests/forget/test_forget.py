@@ -61,6 +61,19 @@ def test_forgetting_a_name_removes_fact_turn_entity_and_keeps_the_rest(family):
     assert "Lily" not in names
 
 
+@pytest.mark.parametrize("said", ["Hauptstraße", "hauptstraße", "Σωκράτης", "ΣΩΚΡΆΤΗΣ"])
+def test_forgetting_text_finds_words_beyond_ascii_in_any_case(memory, said):
+    """The store narrows with Cypher's toLower, the check after it with Python's case folding;
+    a needle folded in Python ("ß" -> "ss", final "ς" -> "σ") once narrowed to nothing, and
+    the user was told no turn held the words."""
+    tell(memory, "u", "I had coffee on Hauptstraße with my teacher Σωκράτης.", "2024-05-01T09:00:00Z", "s1")
+    tell(memory, "u", "I live in Boston.", "2024-05-02T09:00:00Z", "s2")
+    report = memory.forget("u", {"text": said}, dry_run=True)
+    assert report.turn_ids == ("s1#0",), report
+    memory.forget("u", {"text": said})
+    assert [e.content for e in memory.inspect().episodes("u")] == ["I live in Boston."]
+
+
 def test_no_forgotten_string_is_left_in_any_data_file(family, tmp_path):
     family.forget("u", {"text": "Lily"})
     data_dir = Path(family.settings.data_dir)

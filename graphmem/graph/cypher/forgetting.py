@@ -31,8 +31,19 @@ def entity_named(name_or_uuid: str, key: str) -> Query:
     )
 
 
+def spellings(needle: str) -> list[str]:
+    """The needle as typed, lower-cased and case-folded, for the *_containing queries to lower
+    again with Cypher's toLower: neither Python lowering is Cypher's ("Hauptstraße" folds to
+    "hauptstrasse"; toLower makes "ΣΩΚΡΆΤΗΣ" end in "σ" where Python writes the final "ς"), and
+    a needle lowered one way only once narrowed to nothing."""
+    return sorted({needle, needle.lower(), needle.casefold()})
+
+
 def entities_containing(needle: str) -> Query:
-    return Query("MATCH (n:Entity) WHERE toLower(n.name) CONTAINS $t RETURN n.uuid AS uuid, n.name AS name", {"t": needle})
+    return Query(
+        "MATCH (n:Entity) WHERE any(t IN $t WHERE toLower(n.name) CONTAINS toLower(t)) RETURN n.uuid AS uuid, n.name AS name",
+        {"t": spellings(needle)},
+    )
 
 
 def facts_touching(entity_uuids: Sequence[str]) -> Query:
@@ -51,14 +62,16 @@ def episodes_mentioning_all(entity_uuids: Sequence[str]) -> Query:
 
 def facts_containing(needle: str) -> Query:
     return Query(
-        "MATCH ()-[r:RELATES_TO]->() WHERE toLower(r.fact) CONTAINS $t RETURN r.uuid AS uuid, r.fact AS fact", {"t": needle}
+        "MATCH ()-[r:RELATES_TO]->() WHERE any(t IN $t WHERE toLower(r.fact) CONTAINS toLower(t)) "
+        "RETURN r.uuid AS uuid, r.fact AS fact",
+        {"t": spellings(needle)},
     )
 
 
 def episodes_containing(needle: str) -> Query:
     return Query(
-        "MATCH (e:Episodic) WHERE toLower(e.content) CONTAINS $t RETURN e.uuid AS uuid, e.content AS content",
-        {"t": needle},
+        "MATCH (e:Episodic) WHERE any(t IN $t WHERE toLower(e.content) CONTAINS toLower(t)) RETURN e.uuid AS uuid, e.content AS content",
+        {"t": spellings(needle)},
     )
 
 
