@@ -250,6 +250,8 @@ class Memory:
             max_turn_chars=self.settings.max_turn_chars,
             max_turns=self.settings.max_turns_per_write,
         ).model_copy(update={"scope": scope})
+        if ttl is not None:
+            t.shifted(session.session_time, ttl, field="ttl")  # the facts' expiry must be storable
         context = IngestContext(store=self.store, embed=self._embed, extractor=self.extractor)
         with self.store.user_lock(user_id):
             self._open_graph(user_id)

@@ -30,7 +30,7 @@ index and leaves the comparison exact.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Protocol
 
 from graphmem.schema.errors import InvalidInput
@@ -64,10 +64,23 @@ def to_utc(value: datetime | date | str, *, field: str = "time") -> datetime:
     try:
         value = value.astimezone(UTC)
     except (OverflowError, ValueError) as exc:
-        raise InvalidInput(f"{field}: {value!r} cannot be expressed in UTC") from exc
+        raise InvalidInput(f"{field}: {value.isoformat()} cannot be expressed in UTC") from exc
     if not MIN_YEAR <= value.year <= MAX_YEAR:
         raise InvalidInput(f"{field}: year {value.year} is outside {MIN_YEAR}-{MAX_YEAR}")
     return value
+
+
+def shifted(value: datetime, delta: timedelta, *, field: str) -> datetime:
+    """`value + delta`, or InvalidInput when that leaves the years a stored time may have:
+    a write's ttl is checked before anything is written, not found out of range (an
+    OverflowError) after its turns are stored."""
+    try:
+        moved = value + delta
+    except OverflowError as exc:
+        raise InvalidInput(f"{field}: {value.isoformat()} + {delta} is past year {MAX_YEAR}") from exc
+    if not MIN_YEAR <= moved.year <= MAX_YEAR:
+        raise InvalidInput(f"{field}: {value.isoformat()} + {delta} is outside {MIN_YEAR}-{MAX_YEAR}")
+    return moved
 
 
 def to_utc_or_none(value: datetime | date | str | None, *, field: str = "time") -> datetime | None:

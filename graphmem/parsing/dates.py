@@ -32,6 +32,7 @@ from dateutil.relativedelta import relativedelta
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.schema.errors import InvalidInput
+from graphmem.schema.time import MAX_YEAR, MIN_YEAR
 
 Granularity = Literal["day", "week", "month", "year"]
 Prefer = Literal["past", "future"]
@@ -201,7 +202,17 @@ def resolve(expression: str, reference: datetime, prefer: Prefer = "past") -> Ti
     if prefer not in ("past", "future"):
         raise InvalidInput(f"prefer must be 'past' or 'future', not {prefer!r}")
     normal = " ".join(expression.lower().replace(",", " ").split()).strip(" .!?;:")
-    return _resolve(normal, ref, prefer)
+    try:
+        found = _resolve(normal, ref, prefer)
+    except (OverflowError, ValueError):  # "next year" on 9999-12-20: past what a date holds
+        return None
+    return found if found is None or _storable(found) else None
+
+
+def _storable(found: TimeRange) -> bool:
+    """Whether every date of the range can be stored (years 1000-9999, `schema.time`): "last
+    year" said on 1000-01-05 names year 999, which no fact may carry."""
+    return all(MIN_YEAR <= moment.year <= MAX_YEAR for moment in (found.start, found.end) if moment is not None)
 
 
 def resolve_in_text(text: str, reference: datetime, prefer: Prefer = "past") -> TimeRange | None:

@@ -61,6 +61,26 @@ def test_unnormalisable_datetimes_are_rejected(memory, when):
     assert memory.facts("u1") == []
 
 
+@pytest.mark.parametrize(("when", "said"), [("9999-12-20", "I will move to Paris next month."),
+                                          ("1000-01-05", "I moved to Rome last year."),
+                                          ("9999-06-01", "We are moving to Lisbon in 3 years.")])
+def test_a_relative_date_past_the_storable_years_is_left_unresolved(memory, when, said):
+    """"next month" said on 9999-12-20 names a month no date holds: the phrase is left
+    unresolved (the turn and its fact are stored undated), not a ValueError after the turn
+    was stored; and a search whose `now` is there answers."""
+    result = memory.write("u1", [{"role": "user", "content": said}], when)
+    assert result.episodes == 1 and [e.content for e in memory.inspect().episodes("u1")] == [said]
+    packet = memory.search("u1", "Where will I live next year?", now="9999-12-31T23:59:59Z")
+    assert packet.query == "Where will I live next year?"
+
+
+def test_a_ttl_past_the_storable_years_is_refused_before_anything_is_written(memory):
+    for when, ttl in [("9999-12-30", timedelta(days=30)), ("2024-01-01", timedelta(days=3_000_000))]:
+        with pytest.raises(InvalidInput, match="ttl"):
+            memory.write("u1", [{"role": "user", "content": "I live in Oslo."}], when, ttl=ttl)
+    assert "u1" not in memory.users()
+
+
 def test_invalid_ranges_and_empty_values_are_rejected(memory):
     with pytest.raises(InvalidInput, match="later"):
         memory.add_fact("u1", "me", "lives_in", "Beijing", valid_at="2024-06-01", invalid_at="2024-03-01")
