@@ -164,7 +164,11 @@ class MemoryPacket(BaseModel):
         """Dated lines with sources, most relevant first, within `budget_tokens`.
 
         Entities come last: they restate what the facts say, so a tight budget
-        drops them before any fact or evidence turn."""
+        drops them before any fact or evidence turn. A section's title comes only
+        with a line of it, and the first line of a packet that does not abstain is
+        kept even past the budget, as `packet_lines.fit` keeps it: a search cut to
+        a small budget once answered with a packet holding a fact and an empty
+        prompt, or a bare title."""
         if self.abstain:
             return f"MEMORY: nothing relevant was ever said ({self.reason})."
         sections = [
@@ -176,17 +180,13 @@ class MemoryPacket(BaseModel):
         out: list[str] = []
         used = 0
         for title, lines in sections:
-            if not lines:
-                continue
+            kept: list[str] = []
             cost = estimate_tokens(title) + 1
-            if used + cost > budget_tokens:
-                break
-            out.append(title)
-            used += cost
             for line in lines:
-                cost = estimate_tokens(line) + 1
-                if used + cost > budget_tokens:
+                cost += estimate_tokens(line) + 1
+                if used + cost > budget_tokens and out + kept:
                     break
-                out.append(line)
-                used += cost
+                kept.append(line)
+                used, cost = used + cost, 0
+            out += [title, *kept] if kept else []
         return "\n".join(out)

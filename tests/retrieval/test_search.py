@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem import InvalidInput
-from graphmem.retrieval.packet import estimate_tokens
+from graphmem.retrieval.packet import FACTS_TITLE, estimate_tokens
 from graphmem.retrieval.search import TOKENS_PER_RESULT
 
 NOW = "2024-09-15T12:00:00Z"
@@ -180,6 +180,18 @@ def test_entities_are_dropped_before_facts_when_the_budget_is_tight(demo):
     assert len(roomy.entities) == 2 and len(tight.entities) < 2
     assert (tight.facts, tight.episodes) == (roomy.facts, roomy.episodes)
     assert tight.tokens < roomy.tokens and estimate_tokens(tight.to_prompt(tight.tokens)) <= tight.tokens
+
+
+@pytest.mark.parametrize("budget", [1, 20, 60])
+def test_a_packet_cut_to_a_small_budget_still_prompts_its_best_line(demo, budget):
+    """The packet keeps its best line at any budget (`packet_lines.fit`); its prompt once
+    came out empty at 20 tokens and a bare title at 60, while the packet held the fact."""
+    packet = demo.search("demo", "Where do I live?", now=NOW, budget_tokens=budget)
+    prompt = packet.to_prompt(budget).splitlines()
+    assert not packet.abstain and packet.facts
+    assert prompt[:2] == [FACTS_TITLE, packet.facts[0].line()]
+    titles = [i for i, line in enumerate(prompt) if not line.startswith("- ")]
+    assert all(i + 1 < len(prompt) and prompt[i + 1].startswith("- ") for i in titles), prompt
 
 
 def test_an_expired_fact_does_not_come_back_through_an_entity_summary(demo):
