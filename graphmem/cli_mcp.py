@@ -48,7 +48,7 @@ def _fail(message: str) -> typer.Exit:
 def mcp(
     transport: Annotated[Transport, typer.Option(help="stdio, or streamable HTTP")] = Transport.stdio,
     host: Annotated[str, typer.Option(help="http: the address to bind")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="http: the port")] = DEFAULT_PORT,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="http: the port")] = DEFAULT_PORT,
     users: Annotated[Optional[str], typer.Option(help="stdio: the only user ids the tools may touch, comma-separated")] = None,
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="default: $GRAPHMEM_DATA_DIR or ~/.graphmem")] = None,
 ) -> None:

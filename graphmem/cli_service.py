@@ -104,7 +104,7 @@ def keys_revoke(key_id: Annotated[str, typer.Argument(help="the id `graphmem key
 
 def serve(
     host: Annotated[str, typer.Option(help="interface to bind; loopback by default")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port")] = 8765,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port")] = 8765,
     workers: Annotated[int, typer.Option(min=1, help="uvicorn worker processes sharing the data dir or server")] = 1,
     data_dir: DataDirOpt = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level")] = "info",

@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from graphmem.ingest.turns import ROLES
 from graphmem.schema.errors import InvalidInput
 from graphmem.schema.time import UTC, to_utc
 
@@ -460,8 +461,9 @@ def _jsonl_session(line: str, where: str) -> Session:
     if not isinstance(raw, dict):
         raise InvalidInput(f"{where}: expected a JSON object, got {type(raw).__name__}")
     sid = _field(raw, "session_id", str, where)
+    when = _field(raw, "session_time", str, where)
     try:
-        session_time = to_utc(_field(raw, "session_time", str, where), field="session_time")
+        session_time = to_utc(when, field="session_time")
     except InvalidInput as exc:
         raise InvalidInput(f"{where}: {exc}") from exc
     turns = []
@@ -470,8 +472,11 @@ def _jsonl_session(line: str, where: str) -> Session:
         if not isinstance(item, dict):
             raise InvalidInput(f"{turn_where}: expected an object, got {type(item).__name__}")
         speaker_key = "speaker" if "speaker" in item else "role"
+        speaker = _field(item, speaker_key, str, turn_where)
+        if speaker_key == "role" and speaker not in ROLES:  # as `Memory.write` and the service refuse it
+            raise InvalidInput(f"{turn_where}: unknown role {speaker!r}; expected one of {sorted(ROLES)}")
         turn_id = _field(item, "id", str, turn_where) if "id" in item else f"{sid}:{i}"
-        turns.append(_build(Turn, turn_where, speaker=_field(item, speaker_key, str, turn_where),
+        turns.append(_build(Turn, turn_where, speaker=speaker,
                             content=_field(item, "content", str, turn_where), id=turn_id))
     return _build(Session, where, session_id=sid, session_time=session_time, turns=tuple(turns))
 

@@ -253,6 +253,9 @@ def test_load_jsonl_sample():
     ('{"session_id": "x", "session_time": "2024-01-01", "turns": [{"speaker": "u"}]}', "missing 'content'"),
     ('{"session_id": "x", "session_time": "yesterday", "turns": []}', "ISO-8601"),
     ('["not", "an", "object"]', "expected a JSON object"),
+    ('{"session_id": "x", "session_time": "2024-01-01", "turns": [{"role": "robot", "content": "hi"}]}',
+     "unknown role 'robot'"),
+    ('{"session_id": "x", "session_time": 1709251200, "turns": []}', "'session_time'"),
 ])
 def test_load_jsonl_reports_line_number(tmp_path, bad_line, problem):
     path = tmp_path / "bad.jsonl"
@@ -260,7 +263,7 @@ def test_load_jsonl_reports_line_number(tmp_path, bad_line, problem):
     path.write_text(f"{good}\n\n{bad_line}\n{good}\n", encoding="utf-8")
     with pytest.raises(InvalidInput, match=rf"line 3: .*{re.escape(problem)}") as info:
         load_jsonl(path)
-    assert str(path) in str(info.value)
+    assert str(info.value).count(str(path)) == 1, info.value
 
 
 # ------------------------------------------------------------------ detection

@@ -95,3 +95,15 @@ def test_the_service_loads_at_start_up_what_the_library_loads_lazily(tmp_path):
     out = subprocess.run([sys.executable, "-c", WARMED, str(tmp_path / "gm")], capture_output=True, text=True,
                          check=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}).stdout.split()
     assert out == ["True", "True", "True"], out
+
+
+@pytest.mark.parametrize("command", [["serve"], ["mcp", "--transport", "http"]])
+@pytest.mark.parametrize("port", ["0", "65536", "99999"])
+def test_a_port_outside_1_65535_is_refused_before_anything_loads(tmp_path, command, port):
+    """Once it loaded the model and the store, then died in bind() with a traceback, exit 1."""
+    from graphmem.cli import app
+
+    result = CliRunner().invoke(app, [*command, "--port", port, "--data-dir", str(tmp_path / "gm")])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "--port" in result.output
+    assert not (tmp_path / "gm").exists()
