@@ -261,6 +261,7 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
     now = t.now_utc()
     episodes = build_episodes(user_id, session, now)
     rows = ctx.store.run(user_id, q.existing_episodes([e.uuid for e in episodes]))
+    episodes = distinct_names(ctx, user_id, session, episodes, {row["uuid"]: row["name"] for row in rows})
     known = {row["uuid"]: row["extracted"] for row in rows}
     bare = {row["uuid"] for row in rows if row["bare"]}
     new = [e for e in episodes if e.uuid not in known]
@@ -277,6 +278,24 @@ def _store_and_extract(ctx: IngestContext, user_id: str, session: SessionIn, ttl
         except BaseException:
             keep_vectors(ctx, user_id, pending.vectors())  # a storage error raises here, chained to this one
             raise
+
+
+def distinct_names(ctx: IngestContext, user_id: str, session: SessionIn, episodes: list[EpisodicNode],
+                   stored: dict[str, str]) -> list[EpisodicNode]:
+    """The episodes with the turn ids they are cited by: a stored turn's own, and for a new
+    turn whose generated id (`<session time>#0`, `<session id>#0`) another stored turn already
+    has, that id with `~` and the start of its uuid. Why: two writes at one session time (a
+    date given twice a day) or one session id with other turns stored turns under one id, and
+    a fact citing it led to all of them. A caller's own turn id is kept as given."""
+    generated = [e for e, turn in zip(episodes, session.turns) if turn.turn_id is None and e.uuid not in stored]
+    taken = {row["name"] for row in ctx.store.run(
+        user_id, q.names_taken([e.name for e in generated], [e.uuid for e in generated]))} if generated else set()
+    clashing = {e.uuid for e in generated if e.name in taken}
+
+    def cited_as(e: EpisodicNode) -> str:
+        return stored.get(e.uuid) or (f"{e.name}~{e.uuid[:8]}" if e.uuid in clashing else e.name)
+
+    return [e if cited_as(e) == e.name else e.model_copy(update={"name": cited_as(e)}) for e in episodes]
 
 
 class Pending:

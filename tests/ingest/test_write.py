@@ -88,6 +88,26 @@ def test_third_person_facts_and_turn_ids_are_kept(memory):
     assert any(f.source_turn_ids == ("D1:1",) and f.object == "Google" for f in facts.values())
 
 
+def test_two_writes_at_one_session_time_get_distinct_turn_ids_that_stay_put(memory):
+    """A date given twice a day (no session id): the second write's turns once shared the
+    first's ids, and a fact citing one led to both. The second gets a suffix; writing either
+    again, or rebuilding, keeps every id as it was."""
+    said(memory, "u", "hi", "2024-03-10")
+    said(memory, "u", "I live in Beijing.", "2024-03-10")
+    said(memory, "u", "I have a dog named Max.", "2024-03-10", "s1")
+    said(memory, "u", "I work at Acme.", "2024-03-11", "s1")
+    ids = {e.content: e.turn_id for e in memory.inspect().episodes("u")}
+    assert ids["hi"] == "2024-03-10T00:00Z#0" and ids["I have a dog named Max."] == "s1#0"
+    assert ids["I live in Beijing."].startswith("2024-03-10T00:00Z#0~") and ids["I work at Acme."].startswith("s1#0~")
+    assert len(set(ids.values())) == 4
+    home = next(f for f in memory.facts("u") if f.object == "Beijing")
+    assert home.source_turn_ids == (ids["I live in Beijing."],)
+    said(memory, "u", "I live in Beijing.", "2024-03-10")
+    memory.rebuild("u")
+    assert {e.content: e.turn_id for e in memory.inspect().episodes("u")} == ids
+    assert next(f for f in memory.facts("u") if f.object == "Beijing").source_turn_ids == (ids["I live in Beijing."],)
+
+
 def test_writing_the_same_session_again_changes_nothing(memory):
     turns = [{"role": "user", "content": "I live in Beijing."}, {"role": "assistant", "content": "Noted!"},
              {"role": "user", "content": "I have a dog named Max."}]

@@ -32,8 +32,16 @@ def existing_episodes(uuids: Sequence[str]) -> Query:
     vector (``bare``: a write stopped between `create_linked_episodes` and `mark_extracted`)."""
     return Query(
         "MATCH (e:Episodic) WHERE e.uuid IN $uuids "
-        "RETURN e.uuid AS uuid, e.extracted AS extracted, e.content_embedding IS NULL AS bare",
+        "RETURN e.uuid AS uuid, e.name AS name, e.extracted AS extracted, e.content_embedding IS NULL AS bare",
         {"uuids": list(uuids)},
+    )
+
+
+def names_taken(names: Sequence[str], uuids: Sequence[str]) -> Query:
+    """Which of `names` (turn ids) stored turns other than `uuids` already have."""
+    return Query(
+        "MATCH (e:Episodic) WHERE e.name IN $names AND NOT e.uuid IN $uuids RETURN DISTINCT e.name AS name",
+        {"names": list(names), "uuids": list(uuids)},
     )
 
 
