@@ -23,6 +23,7 @@ embeds them when it extracts them.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -284,16 +285,20 @@ def distinct_names(ctx: IngestContext, user_id: str, session: SessionIn, episode
                    stored: dict[str, str]) -> list[EpisodicNode]:
     """The episodes with the turn ids they are cited by: a stored turn's own, and for a new
     turn whose generated id (`<session time>#0`, `<session id>#0`) another stored turn already
-    has, that id with `~` and the start of its uuid. Why: two writes at one session time (a
-    date given twice a day) or one session id with other turns stored turns under one id, and
-    a fact citing it led to all of them. A caller's own turn id is kept as given."""
+    has, that id with `~` and a short hash of its scope and text (not of its uuid, which
+    holds the user: two users' same writes cite the same ids). Why: two writes at one session
+    time (a date given twice a day) or one session id with other turns stored turns under one
+    id, and a fact citing it led to all of them. A caller's own turn id is kept as given."""
     generated = [e for e, turn in zip(episodes, session.turns) if turn.turn_id is None and e.uuid not in stored]
     taken = {row["name"] for row in ctx.store.run(
         user_id, q.names_taken([e.name for e in generated], [e.uuid for e in generated]))} if generated else set()
     clashing = {e.uuid for e in generated if e.name in taken}
 
     def cited_as(e: EpisodicNode) -> str:
-        return stored.get(e.uuid) or (f"{e.name}~{e.uuid[:8]}" if e.uuid in clashing else e.name)
+        if e.uuid in stored:
+            return stored[e.uuid]
+        said = hashlib.blake2s(f"{e.scope}\x1f{e.content}".encode(), digest_size=4).hexdigest()
+        return f"{e.name}~{said}" if e.uuid in clashing else e.name
 
     return [e if cited_as(e) == e.name else e.model_copy(update={"name": cited_as(e)}) for e in episodes]
 
