@@ -33,6 +33,23 @@ class Closure:
     expired_at: datetime
 
 
+def stated_start(valid_at: datetime | None, reference_time: datetime | None, written_at: datetime,
+                 invalid_at: datetime | None) -> datetime | None:
+    """The start a fact is stored with: its `valid_at`, else when it was said.
+
+    An undated fact is placed on its slot at the moment it was said
+    (`reference_time`, else its write time); stored with an open start it would
+    also hold at every earlier instant, beside the value it closed there. A fact
+    said only after its given end keeps the open start: when it began is unknown.
+
+    Example: stated_start(None, None, written_at=June, invalid_at=None) -> June.
+    """
+    if valid_at is not None:
+        return valid_at
+    said = reference_time or written_at
+    return said if invalid_at is None or said < invalid_at else None
+
+
 def plan_closures(slot: Sequence[FactEdge], incoming: FactEdge, now: datetime) -> list[Closure]:
     """The closures that placing `incoming` among `slot`'s facts requires.
 
