@@ -160,6 +160,8 @@ class SessionFacts:
             self.split(placement.split, now)
         for closure in placement.closures:
             self.close(closure)
+        for extension in placement.extensions:
+            self._update(extension.uuid, invalid_at=extension.invalid_at)
         closed = tuple(c.uuid for c in placement.closures)
         if placement.merge_into:
             return AddFactResult(action="merged", fact_uuid=placement.merge_into, closed=closed)
