@@ -24,7 +24,7 @@ from datetime import datetime
 
 from graphmem.schema.models import FactEdge
 from graphmem.schema.records import AddFactResult
-from graphmem.schema.supersession import Placement, plan_placement
+from graphmem.schema.supersession import Placement, closed_by, plan_placement
 
 
 @dataclass(frozen=True)
@@ -91,10 +91,7 @@ def _apply(replay: SlotReplay, index: int, incoming: Incoming, placement: Placem
         facts[split.uuid] = host.model_copy(update={"episodes": [ep for ep in host.episodes if ep not in moved]})
         replay.origin[split.copy_uuid] = replay.origin.get(split.uuid, split.uuid)
     for closure in placement.closures:
-        facts[closure.uuid] = facts[closure.uuid].model_copy(update={
-            "invalid_at": closure.invalid_at, "invalidated_by": closure.invalidated_by,
-            "expired_at": closure.expired_at,
-        })
+        facts[closure.uuid] = closed_by(facts[closure.uuid], closure)
     for extension in placement.extensions:
         facts[extension.uuid] = facts[extension.uuid].model_copy(update={"invalid_at": extension.invalid_at})
     closed = tuple(c.uuid for c in placement.closures)

@@ -16,7 +16,7 @@ statements in any order then never leaves two values at one instant.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -110,6 +110,69 @@ class Placement:
     closures: tuple[Closure, ...] = ()
     split: Split | None = None
     extensions: tuple[Extension, ...] = ()
+
+
+def closed_by(fact: FactEdge, closure: Closure) -> FactEdge:
+    """`fact` after `closure` (in memory; `cypher.facts.close_fact` in the store).
+
+    The first closure keeps the end the fact had before it in `own_invalid_at`:
+    forgetting the closing fact gives that end back (`plan_reopenings`)."""
+    own = fact.invalid_at if fact.invalidated_by is None else fact.own_invalid_at
+    return fact.model_copy(update={"invalid_at": closure.invalid_at, "invalidated_by": closure.invalidated_by,
+                                   "expired_at": closure.expired_at, "own_invalid_at": own})
+
+
+@dataclass(frozen=True)
+class Reopening:
+    """Fact `uuid` once the fact that closed it is forgotten: valid until
+    `invalid_at` (None: open), closed by `invalidated_by` since `expired_at`
+    (both None: closed by nothing), `own_invalid_at` kept while it is closed."""
+
+    uuid: str
+    invalid_at: datetime | None
+    invalidated_by: str | None
+    expired_at: datetime | None
+    own_invalid_at: datetime | None
+
+
+def plan_reopenings(slot: Sequence[FactEdge], gone: Set[str]) -> list[Reopening]:
+    """What forgetting the facts `gone` gives back to the facts of `slot` they closed.
+
+    The closure was an effect of the forgotten statement, and only that effect is
+    undone: a fact gets back the end it had before (`own_invalid_at`), unless the
+    next remaining fact of the slot starts first; then it ends there, closed by
+    that fact as if the forgotten one had never been said (believed so from when
+    both were written). A remaining fact that already holds at its start (a
+    merge moved that one's start back) closes it there. Of several re-opened at
+    one moment, the last written holds, as when they were said. Facts closed by
+    a remaining fact are left alone, so planning again after the writes gives
+    nothing (a forget may be resumed).
+
+    Example: Beijing 2020, Shanghai 2021, Tokyo 2022; Shanghai gone ->
+    Beijing ends in 2022, closed by Tokyo (not open beside it).
+    """
+    kept = [e for e in _live(slot) if e.uuid not in gone]
+    reopened = [e for e in kept if e.invalidated_by is not None and e.invalidated_by in gone]
+    settled = {e.uuid: e for e in kept if e.invalidated_by is None or e.invalidated_by not in gone}
+    out = []
+    for fact in sorted(reopened, key=lambda e: (e.order_key(), -e.created_at.timestamp(), e.uuid)):
+        back = _reopening(fact, list(settled.values()), kept)
+        settled[fact.uuid] = fact.model_copy(update={"invalid_at": back.invalid_at,
+                                                     "invalidated_by": back.invalidated_by})
+        out.append(back)
+    return out
+
+
+def _reopening(fact: FactEdge, settled: Sequence[FactEdge], kept: Sequence[FactEdge]) -> Reopening:
+    """`fact` given back its own end, cut where a settled fact holds or the next kept one starts."""
+    start, own = fact.order_key(), fact.own_invalid_at
+    holder = min((e for e in settled if _covers(e, start)), key=succession_key, default=None)
+    later = min((e for e in kept if e.order_key() > start), key=succession_key, default=None)
+    closer = holder or later
+    if closer is None or (own is not None and own <= closer.order_key() and holder is None):
+        return Reopening(fact.uuid, own, None, None, None)
+    end = start if holder is not None else closer.order_key()
+    return Reopening(fact.uuid, end, closer.uuid, max(fact.created_at, closer.created_at), own)
 
 
 def _live(slot: Sequence[FactEdge]) -> list[FactEdge]:

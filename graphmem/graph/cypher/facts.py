@@ -78,8 +78,10 @@ def facts_of_subjects(pairs: Sequence[tuple[str, Sequence[str]]]) -> Query:
 
 
 def close_fact(closure: Closure) -> Query:
+    """`supersession.closed` in the store: the first closure keeps the fact's own end."""
     return Query(
         "MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() "
+        "SET r.own_invalid_at = CASE WHEN r.invalidated_by IS NULL THEN r.invalid_at ELSE r.own_invalid_at END "
         "SET r.invalid_at = $invalid_at, r.invalidated_by = $by, r.expired_at = $expired_at",
         {
             "uuid": closure.uuid,
