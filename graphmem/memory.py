@@ -40,6 +40,7 @@ from graphmem.retrieval.index import WarmIndexes
 from graphmem.retrieval.packet import MemoryPacket
 from graphmem.retrieval.recipes import DEFAULT_RECIPE, SearchRecipe, get_recipe, validate_recipe
 from graphmem.schema.records import AddFactResult, CandidateRecord, FactRecord, GateResult, Timeline, WriteResult
+from graphmem.schema.supersession import stated_start
 from graphmem.graph.store import Store
 from graphmem.parsing.text import check_id, check_name, clean_text
 
@@ -494,6 +495,7 @@ class Memory:
             expires_at=t.to_utc_or_none(expires_at, field="expires_at"),
             **({"created_at": created_at} if created_at is not None else {}),
         )
+        edge.valid_at = stated_start(edge.valid_at, edge.reference_time, edge.created_at, edge.invalid_at)
         return bulk_facts.NewFact(edge=edge, subject=subject, object=obj, single_valued=single_valued,
                                   embedding=fact_vector)
 

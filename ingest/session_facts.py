@@ -41,7 +41,7 @@ from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge, new_uuid
 from graphmem.schema.records import AddFactResult
 from graphmem.schema.slot_replay import Incoming, place_one
-from graphmem.schema.supersession import Closure, Split
+from graphmem.schema.supersession import Closure, Split, closed_by
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +160,8 @@ class SessionFacts:
             self.split(placement.split, now)
         for closure in placement.closures:
             self.close(closure)
+        for extension in placement.extensions:
+            self._update(extension.uuid, invalid_at=extension.invalid_at)
         closed = tuple(c.uuid for c in placement.closures)
         if placement.merge_into:
             return AddFactResult(action="merged", fact_uuid=placement.merge_into, closed=closed)
@@ -191,8 +193,8 @@ class SessionFacts:
 
     def close(self, closure: Closure) -> None:
         """`cypher.close_fact`."""
-        self._update(closure.uuid, invalid_at=closure.invalid_at, invalidated_by=closure.invalidated_by,
-                     expired_at=closure.expired_at)
+        if closure.uuid in self._facts:
+            self._facts[closure.uuid] = closed_by(self._facts[closure.uuid], closure)
 
     def end(self, uuid: str, invalid_at: datetime, episodes: Sequence[str]) -> None:
         """`cypher.end_fact`: the validity ends; the ending turn becomes evidence too."""

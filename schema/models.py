@@ -169,7 +169,8 @@ class FactEdge(GraphModel):
 
     ``valid_at``/``invalid_at``: when the fact holds in the world.
     ``created_at``/``expired_at``: when graphmem believed it.
-    ``invalidated_by``: the uuid of the fact that closed this one.
+    ``invalidated_by``: the uuid of the fact that closed this one; ``own_invalid_at``
+    the end it had before that closure.
     ``derived_from``: uuids of facts this one was inferred from (forgetting follows them).
     """
 
@@ -182,6 +183,7 @@ class FactEdge(GraphModel):
         "last_accessed_at",
         "expires_at",
         "archived_at",
+        "own_invalid_at",
     )
     VECTOR_FIELDS: ClassVar[tuple[str, ...]] = ("fact_embedding",)
 
@@ -201,6 +203,8 @@ class FactEdge(GraphModel):
     target_node_uuid: str
     derived_from: list[str] = Field(default_factory=list)
     invalidated_by: str | None = None
+    own_invalid_at: datetime | None = Field(None, description="the end the fact had before a supersession closed "
+                                                              "it (None: open); given back if the closing fact is forgotten")
     importance: float = 0.5
     access_count: int = 0
     last_accessed_at: datetime | None = None

@@ -3,8 +3,8 @@
 Why: a bulk import (`Memory.add_facts`) must leave the same timeline as the
 same facts added one by one, but without a read and a few writes per fact.
 Each incoming fact is placed with the same pure rules `add_fact` uses
-(`schema.supersession.plan_placement` for single-valued predicates; a merge
-into the open same-value fact, else an addition, for multi-valued ones), and
+(`schema.supersession.plan_placement`; for a multi-valued predicate among the
+facts of the same value only), and
 the placement is applied to an in-memory copy of the slot, so the next fact
 sees it. What comes out is the final state of every fact of the slot, which
 the caller compares with what it read to know what to write.
@@ -24,7 +24,7 @@ from datetime import datetime
 
 from graphmem.schema.models import FactEdge
 from graphmem.schema.records import AddFactResult
-from graphmem.schema.supersession import Placement, plan_placement, succession_key
+from graphmem.schema.supersession import Placement, closed_by, plan_placement
 
 
 @dataclass(frozen=True)
@@ -52,18 +52,17 @@ class SlotReplay:
     results: list[AddFactResult] = field(default_factory=list)
 
 
-def _restates(old: FactEdge, new: FactEdge) -> bool:
-    """Same value and still open (the multi-valued merge rule of `fact_repository`)."""
-    return old.name == new.name and old.target_node_uuid == new.target_node_uuid and old.expired_at is None
-
-
 def place_one(slot: Sequence[FactEdge], incoming: Incoming, stated_at: Mapping[str, datetime],
               copy_uuid: str) -> Placement:
-    """Where `incoming` goes among `slot` (the decision `fact_repository.place` makes)."""
-    if incoming.single_valued:
-        return plan_placement(slot, incoming.edge, incoming.now, stated_at, copy_uuid)
-    same = min((e for e in slot if _restates(e, incoming.edge)), key=succession_key, default=None)
-    return Placement(merge_into=same.uuid if same else None)
+    """Where `incoming` goes among `slot` (the decision `fact_repository.place` makes).
+
+    A multi-valued fact is placed among the facts of its own value only: other
+    values never close it, but a restatement merges only into an interval it
+    falls in or reaches, as on a single-valued slot."""
+    edge = incoming.edge
+    if not incoming.single_valued:
+        slot = [e for e in slot if e.name == edge.name and e.target_node_uuid == edge.target_node_uuid]
+    return plan_placement(slot, edge, incoming.now, stated_at, copy_uuid)
 
 
 def _merge(fact: FactEdge, edge: FactEdge) -> FactEdge:
@@ -92,10 +91,9 @@ def _apply(replay: SlotReplay, index: int, incoming: Incoming, placement: Placem
         facts[split.uuid] = host.model_copy(update={"episodes": [ep for ep in host.episodes if ep not in moved]})
         replay.origin[split.copy_uuid] = replay.origin.get(split.uuid, split.uuid)
     for closure in placement.closures:
-        facts[closure.uuid] = facts[closure.uuid].model_copy(update={
-            "invalid_at": closure.invalid_at, "invalidated_by": closure.invalidated_by,
-            "expired_at": closure.expired_at,
-        })
+        facts[closure.uuid] = closed_by(facts[closure.uuid], closure)
+    for extension in placement.extensions:
+        facts[extension.uuid] = facts[extension.uuid].model_copy(update={"invalid_at": extension.invalid_at})
     closed = tuple(c.uuid for c in placement.closures)
     if placement.merge_into:
         replay.results.append(AddFactResult(action="merged", fact_uuid=placement.merge_into, closed=closed))

@@ -36,13 +36,16 @@ def conversation_hash(conversation: Conversation) -> str:
 
 def import_facts(memory: Memory, user: str, conversation: Conversation) -> int:
     """The dataset's structured facts (`Conversation.facts`), each citing the
-    stored turn that states it; single-valued, so a restated key keeps one value."""
+    stored turn that states it and said when that turn was (an undated fact starts
+    when it was said; at the import's wall clock it would not hold at the
+    questions' times); single-valued, so a restated key keeps one value."""
     if not conversation.facts:
         return 0
-    episode_of = {row.turn_id: row.uuid for row in memory.inspect().episodes(user)}
+    turns = {row.turn_id: row for row in memory.inspect().episodes(user)}
     for fact in conversation.facts:
+        turn = turns.get(fact.turn_id)
         memory.add_fact(user, fact.subject, fact.predicate, fact.object, fact=fact.fact,
-                        episodes=[episode_of[fact.turn_id]] if fact.turn_id in episode_of else [])
+                        episodes=[turn.uuid] if turn else [], reference_time=turn.valid_at if turn else None)
     return len(conversation.facts)
 
 

@@ -10,7 +10,9 @@ Cascade (`cascade`), decided on a snapshot of the graph:
 - an entity left with no fact and no mention goes;
 - a surviving fact that a deleted fact had superseded is re-opened: its
   closure was an effect of the forgotten statement, so it goes with it
-  ("forget that I moved to Shanghai" leaves Beijing as the current home).
+  ("forget that I moved to Shanghai" leaves Beijing as the current home); it
+  gets back its own end, or ends where the next remaining fact of its slot
+  starts (`supersession.plan_reopenings`), so no instant holds two values.
 Then: surviving facts drop references to deleted turns, summaries of touched
 entities are rebuilt, warm indexes, FalkorDB's query telemetry and LLM-cache
 entries derived from the deleted turns, facts and names (and any unreadable
@@ -34,6 +36,7 @@ import time
 import uuid
 from datetime import datetime
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -49,6 +52,8 @@ from graphmem.graph.inspect import Inspector
 from graphmem.schema.errors import InvalidInput, StoreError
 from graphmem.schema import time as t
 from graphmem.schema.models import normalize_name
+from graphmem.schema.supersession import Reopening, plan_reopenings
+from graphmem.graph.fact_repository import edge_from_row
 from graphmem.graph.store import Store
 from graphmem.parsing.text import check_name, clean_text
 
@@ -429,7 +434,9 @@ def apply(store: Store, intent: journal.Intent) -> None:
     run_query = lambda query: store.run(intent.user_id, query)  # noqa: E731
     run_query(cq.delete_communities())  # derived, and labelled with entity names
     if intent.reopen:
-        run_query(fq.reopen(intent.reopen))
+        reopenings = plan_reopening(store, intent.user_id, intent.reopen, set(intent.facts))
+        if reopenings:
+            run_query(fq.reopen(reopenings))
     if intent.facts or intent.episodes:
         run_query(fq.strip_references(intent.facts, intent.episodes))
     if intent.facts:
@@ -443,6 +450,16 @@ def apply(store: Store, intent: journal.Intent) -> None:
         run_query(fq.delete_entities(intent.entities))
     run_query(q.rebuild_summaries())
     run_query(q.bump_version())
+
+
+def plan_reopening(store: Store, user_id: str, reopen: Sequence[str], gone: set[str]) -> list[Reopening]:
+    """Read the slots of the facts to re-open and place them among what remains."""
+    rows = store.run(user_id, fq.slots_of(sorted(reopen)), read_only=True)
+    slots = sorted({(row["source"], row["slot"]) for row in rows})
+    by_slot: dict[tuple[str, str], list] = {}
+    for row in store.run(user_id, q.facts_of_slots(slots), read_only=True) if slots else ():
+        by_slot.setdefault((row["slot_source"], row["slot"]), []).append(edge_from_row(row))
+    return [r for slot in by_slot.values() for r in plan_reopenings(slot, gone)]
 
 
 def purge(store: Store, user_id: str, moment: datetime) -> int:

@@ -47,7 +47,7 @@ def place(
 def apply_placement(
     store: Store, user_id: str, edge: FactEdge, embedding: Sequence[float] | None, placement: Placement, now: datetime
 ) -> AddFactResult:
-    """Write what `place` decided: merge or create, then split, then close."""
+    """Write what `place` decided: merge or create, then split, then close, then extend."""
     if placement.merge_into:
         store.run(user_id, q.merge_restatement(placement.merge_into, edge.episodes, edge.valid_at))
     else:
@@ -56,6 +56,8 @@ def apply_placement(
         store.run(user_id, q.split_fact(placement.split, now))
     for closure in placement.closures:
         store.run(user_id, q.close_fact(closure))
+    for extension in placement.extensions:
+        store.run(user_id, q.extend_fact(extension))
     closed = tuple(c.uuid for c in placement.closures)
     if placement.merge_into:
         return AddFactResult(action="merged", fact_uuid=placement.merge_into, closed=closed)

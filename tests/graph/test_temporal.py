@@ -89,12 +89,15 @@ def test_known_at_before_the_contradiction_sees_beijing_open_ended(any_memory):
     assert before_anything == []
 
 
-def test_fact_without_valid_at_is_open_at_the_start(any_memory):
+def test_fact_without_valid_at_starts_when_it_was_written(any_memory):
+    """Decided 2026-12-05: an open start let an undated value hold at every past
+    instant, beside the value it had closed (README "Time semantics")."""
     mem = any_memory
+    before = now_utc()
     mem.add_fact("u1", "me", "likes", "tea", single_valued=False)
-    assert objects(mem.facts("u1", valid_at="1990-01-01")) == ["tea"]
+    assert objects(mem.facts("u1", valid_at="1990-01-01")) == []
     fact = mem.facts("u1")[0]
-    assert fact.valid_at is None and fact.status == "current"
+    assert fact.valid_at >= before and fact.status == "current"
 
 
 def test_undated_fact_is_superseded_by_a_dated_one(any_memory):

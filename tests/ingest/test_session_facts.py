@@ -110,11 +110,12 @@ def write(mem: Memory, user: str, day: int, facts: Sequence[str], direct: bool =
 
 
 def versions(mem: Memory, user: str) -> list[tuple]:
-    """Every fact version, without uuids or write times."""
+    """Every fact version, without uuids or write times (sorted by text: an open
+    start or end is None, which does not compare with a time)."""
     return sorted(
-        (r.subject, r.predicate, r.object, r.fact, r.valid_at, r.invalid_at, r.expired_at is not None,
-         r.superseded_by_fact, r.source_turn_ids, r.status)
-        for r in mem.inspect().fact_versions(user))
+        ((r.subject, r.predicate, r.object, r.fact, r.valid_at, r.invalid_at, r.expired_at is not None,
+          r.superseded_by_fact, r.source_turn_ids, r.status)
+         for r in mem.inspect().fact_versions(user)), key=repr)
 
 
 def test_two_values_of_one_slot_in_one_session(scripted):

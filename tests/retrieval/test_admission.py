@@ -76,7 +76,7 @@ def test_a_superseded_fact_stays_out_of_current_mode_with_the_time_filter_off(me
 
 def test_chain_steps_say_they_came_from_the_chain(memory):
     for key, value in [("alpha", "bravo"), ("bravo", "charlie")]:
-        memory.add_fact("kv", key, "maps_to", value)
+        memory.add_fact("kv", key, "maps_to", value, valid_at=NOW - timedelta(days=1))
     packet = memory.search("kv", "What does alpha map to?", now=NOW)
     [chain] = [c for c in packet.chains if c.steps[0].subject == "alpha"]
     assert CHAIN_STEP not in chain.steps[0].reason and chain.steps[0].reason

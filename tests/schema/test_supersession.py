@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from graphmem.schema.models import FactEdge
-from graphmem.schema.supersession import plan_closures
+from graphmem.schema.supersession import plan_closures, stated_start
 
 NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)
 
@@ -144,3 +144,11 @@ def test_any_arrival_order_gives_one_value_per_instant_and_ends_at_the_latest(to
         assert value_at(slot, T0 + timedelta(hours=hour)) == [obj]
     latest = max(told, key=lambda s: s[1])
     assert value_at(slot, T0 + timedelta(days=5)) == [latest[0]]
+
+
+def test_an_undated_fact_starts_when_it_was_said():
+    june, july = datetime(2024, 6, 1, tzinfo=timezone.utc), datetime(2024, 7, 1, tzinfo=timezone.utc)
+    assert stated_start(None, None, june, None) == june
+    assert stated_start(None, july, june, None) == july
+    assert stated_start(june, july, july, None) == june
+    assert stated_start(None, None, july, june) is None  # said after its end: when it began is unknown

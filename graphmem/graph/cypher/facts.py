@@ -8,7 +8,7 @@ from typing import Any
 
 from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge
-from graphmem.schema.supersession import Closure, Split
+from graphmem.schema.supersession import Closure, Extension, Split
 
 from graphmem.graph.cypher.query import Query, in_scopes, vector as vector_param, vector_rows
 
@@ -78,8 +78,10 @@ def facts_of_subjects(pairs: Sequence[tuple[str, Sequence[str]]]) -> Query:
 
 
 def close_fact(closure: Closure) -> Query:
+    """`supersession.closed` in the store: the first closure keeps the fact's own end."""
     return Query(
         "MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() "
+        "SET r.own_invalid_at = CASE WHEN r.invalidated_by IS NULL THEN r.invalid_at ELSE r.own_invalid_at END "
         "SET r.invalid_at = $invalid_at, r.invalidated_by = $by, r.expired_at = $expired_at",
         {
             "uuid": closure.uuid,
@@ -88,6 +90,12 @@ def close_fact(closure: Closure) -> Query:
             "expired_at": t.encode(closure.expired_at),
         },
     )
+
+
+def extend_fact(extension: Extension) -> Query:
+    """A bounded restatement ran past the fact's given end: the fact runs on to its end."""
+    return Query("MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() SET r.invalid_at = $invalid_at",
+                 {"uuid": extension.uuid, "invalid_at": t.encode(extension.invalid_at)})
 
 
 def merge_restatement(fact_uuid: str, episodes: Sequence[str], valid_at: datetime | None) -> Query:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphmem.graph.cypher import Query
+from graphmem.schema import time as t
+from graphmem.schema.supersession import Reopening
 from graphmem.graph.cypher.facts import ACCESS
 
 
@@ -120,11 +122,23 @@ def entity_degrees(entity_uuids: Sequence[str]) -> Query:
     )
 
 
-def reopen(uuids: Sequence[str]) -> Query:
-    """The fact that closed these is being deleted, and so is its effect: open again."""
+def reopen(reopenings: Sequence[Reopening]) -> Query:
+    """The fact that closed these is being deleted, and so is its effect
+    (`supersession.plan_reopenings`)."""
+    rows = [{"uuid": r.uuid, "invalid_at": t.encode(r.invalid_at), "by": r.invalidated_by,
+             "expired_at": t.encode(r.expired_at), "own": t.encode(r.own_invalid_at)} for r in reopenings]
     return Query(
-        "UNWIND $u AS x MATCH ()-[r:RELATES_TO {uuid: x}]->() "
-        "SET r.invalidated_by = NULL, r.expired_at = NULL, r.invalid_at = NULL",
+        "UNWIND $rows AS x MATCH ()-[r:RELATES_TO {uuid: x.uuid}]->() "
+        "SET r.invalid_at = x.invalid_at, r.invalidated_by = x.by, r.expired_at = x.expired_at, "
+        "r.own_invalid_at = x.own",
+        {"rows": rows},
+    )
+
+
+def slots_of(uuids: Sequence[str]) -> Query:
+    """The (subject uuid, slot) of each of these facts."""
+    return Query(
+        "MATCH (s)-[r:RELATES_TO]->() WHERE r.uuid IN $u RETURN DISTINCT s.uuid AS source, r.slot AS slot",
         {"u": list(uuids)},
     )
 
