@@ -34,9 +34,9 @@ import logging
 import re
 import time
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
