@@ -41,7 +41,7 @@ from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge, new_uuid
 from graphmem.schema.records import AddFactResult
 from graphmem.schema.slot_replay import Incoming, place_one
-from graphmem.schema.supersession import Closure, Split, closed_by
+from graphmem.schema.supersession import Closure, Split, closed_by, moves_start_back
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +176,7 @@ class SessionFacts:
         fact = self._facts.get(uuid)
         if fact is None:
             return
-        earlier = valid_at is not None and (fact.valid_at is None or fact.valid_at > valid_at)
+        earlier = moves_start_back(fact, valid_at)
         self._facts[uuid] = fact.model_copy(update={
             "episodes": _appended(fact.episodes, episodes), "valid_at": valid_at if earlier else fact.valid_at})
 

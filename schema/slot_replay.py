@@ -24,7 +24,7 @@ from datetime import datetime
 
 from graphmem.schema.models import FactEdge
 from graphmem.schema.records import AddFactResult
-from graphmem.schema.supersession import Placement, closed_by, plan_placement
+from graphmem.schema.supersession import Placement, closed_by, moves_start_back, plan_placement
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def place_one(slot: Sequence[FactEdge], incoming: Incoming, stated_at: Mapping[s
 def _merge(fact: FactEdge, edge: FactEdge) -> FactEdge:
     """`cypher.merge_restatement` in memory: new episodes appended, an earlier start moves it back."""
     episodes = list(fact.episodes) + [ep for ep in edge.episodes if ep not in fact.episodes]
-    earlier = edge.valid_at is not None and (fact.valid_at is None or fact.valid_at > edge.valid_at)
+    earlier = moves_start_back(fact, edge.valid_at)
     return fact.model_copy(update={"episodes": episodes, "valid_at": edge.valid_at if earlier else fact.valid_at})
 
 

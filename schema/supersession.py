@@ -164,15 +164,35 @@ def plan_reopenings(slot: Sequence[FactEdge], gone: Set[str]) -> list[Reopening]
 
 
 def _reopening(fact: FactEdge, settled: Sequence[FactEdge], kept: Sequence[FactEdge]) -> Reopening:
-    """`fact` given back its own end, cut where a settled fact holds or the next kept one starts."""
+    """`fact` given back its own end, cut where a settled fact holds or the next kept one starts.
+
+    A kept fact whose interval shares an instant with `fact`'s closed one cuts nothing: on a
+    single-valued slot none does, so the slot is a multi-valued one whose value an LLM decision
+    closed (LIKES jazz beside LIKES tea), and another value is no reason to end this one."""
     start, own = fact.order_key(), fact.own_invalid_at
-    holder = min((e for e in settled if _covers(e, start)), key=succession_key, default=None)
-    later = min((e for e in kept if e.order_key() > start), key=succession_key, default=None)
+    beside = {e.uuid for e in kept if e.uuid != fact.uuid and _overlaps(e, fact)}
+    holder = min((e for e in settled if _covers(e, start) and e.uuid not in beside), key=succession_key, default=None)
+    later = min((e for e in kept if e.order_key() > start and e.uuid not in beside), key=succession_key, default=None)
     closer = holder or later
     if closer is None or (own is not None and own <= closer.order_key() and holder is None):
         return Reopening(fact.uuid, own, None, None, None)
     end = start if holder is not None else closer.order_key()
     return Reopening(fact.uuid, end, closer.uuid, max(fact.created_at, closer.created_at), own)
+
+
+def moves_start_back(fact: FactEdge, valid_at: datetime | None) -> bool:
+    """Whether a restatement starting at `valid_at` moves `fact`'s start back: only to before
+    where the fact is on its timeline. A fact stored without a start (undated before
+    2026-12-05, or an ending said with none) is where it was said, not at an open start that
+    any later date would move forward."""
+    return valid_at is not None and fact.order_key() > valid_at
+
+
+def _overlaps(a: FactEdge, b: FactEdge) -> bool:
+    """Whether the two facts' intervals share an instant (an empty interval shares none)."""
+    a_end, b_end = a.invalid_at, b.invalid_at
+    return ((a_end is None or b.order_key() < a_end) and (b_end is None or a.order_key() < b_end)
+            and (a_end is None or a.order_key() < a_end) and (b_end is None or b.order_key() < b_end))
 
 
 def _live(slot: Sequence[FactEdge]) -> list[FactEdge]:

@@ -55,6 +55,22 @@ def test_a_process_never_imports_pytorch_once_the_twin_is_exported(embedder):
     assert out == ["False", "False", "True", "(1, 384) (200, 384)\n"], out
 
 
+def test_a_twin_that_cannot_be_made_falls_back_to_pytorch_once_with_a_warning(tmp_path, monkeypatch, caplog):
+    """Since every batch runs on the twin, a cache directory it cannot be exported into (or
+    any export failure) must not stop writes: PyTorch embeds, and the export is not retried."""
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("GRAPHMEM_CACHE_DIR", str(blocker))
+    fallback = MiniLMEmbedder()
+    with caplog.at_level("WARNING", logger="graphmem.embedding.embedder"):
+        vectors = fallback.embed(SESSION)
+    assert fallback._onnx_model is None and fallback._model is not None
+    assert "could not be made or loaded" in caplog.text
+    assert np.abs(vectors - MiniLMEmbedder(onnx=False).embed(SESSION)).max() < 1e-5
+    fallback.embed(["again"])
+    assert caplog.text.count("could not be made or loaded") == 1
+
+
 def test_the_dimension_is_read_without_loading_the_model():
     from graphmem.embedding.embedder import pooled_dimension
 

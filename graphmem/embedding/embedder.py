@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
 import threading
 import time
@@ -22,6 +23,8 @@ import numpy as np
 import psutil
 
 from graphmem.schema.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 
 @runtime_checkable
@@ -113,8 +116,10 @@ class MiniLMEmbedder:
                 from graphmem.embedding.onnx_minilm import OnnxMiniLM
 
                 self._onnx_model = OnnxMiniLM(int8=False)
-            except (ConfigError, ImportError):  # pragma: no cover - install problem
+            except Exception as exc:  # noqa: BLE001 - any failure to export or load falls back, once
                 self._onnx = False
+                log.warning("the fp32 ONNX twin of %s could not be made or loaded (%s: %s); embedding with "
+                            "sentence-transformers on PyTorch instead", self.name, type(exc).__name__, exc)
         return self._onnx_model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

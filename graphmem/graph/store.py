@@ -292,13 +292,17 @@ class Store:
         lock, where no writer is half way through making a graph; a graph with any node (its
         record, say) is another client's new memory and stays.
         """
+        any_node = Query("MATCH (n) RETURN 1 AS one LIMIT 1", {})
+        if self.run(user_id, any_node, read_only=True, missing_ok=True):
+            return False  # the common case (a rebuild or forget took the facts): no wait for its lock
         with self.locked_graph(user_id) as exists:
-            if not exists or self.run(user_id, Query("MATCH (n) RETURN 1 AS one LIMIT 1", {}), read_only=True):
+            if not exists or self.run(user_id, any_node, read_only=True):
                 return False
             with translate_store_errors(f"deleting empty graph {user_id!r}"):
                 self._db.select_graph(user_id).delete()
             self._indexed.discard(user_id)
-            return True
+        self.clear_telemetry(user_id)
+        return True
 
     def drop(self, user_id: str) -> bool:
         """Delete a user's whole graph; True when there was one."""

@@ -47,6 +47,18 @@ def test_the_fact_before_a_forgotten_one_ends_where_the_next_remaining_one_start
     assert back.expired_at == tokyo.created_at and back.own_invalid_at is None
 
 
+def test_another_value_beside_a_multi_valued_fact_an_llm_closed_does_not_cut_it():
+    """LIKES jazz since month 0, LIKES tea from 4, closed at 8 by an LLM decision for
+    "likes coffee". Forgetting coffee gives tea its open end back: jazz held beside tea,
+    so the slot is multi-valued, and jazz (starting before or after tea) ends nothing."""
+    for jazz_start in (0, 6):
+        jazz = fact("jazz", "jazz", jazz_start)
+        tea = closed_by(fact("tea", "tea", 4, written=1), Closure("tea", month(8), "coffee", NOW))
+        coffee = fact("coffee", "coffee", 8, written=2)
+        [back] = plan_reopenings([jazz, tea, coffee], {"coffee"})
+        assert (back.uuid, back.invalid_at, back.invalidated_by) == ("tea", None, None), jazz_start
+
+
 def test_a_fact_gets_back_its_own_end_when_nothing_starts_before_it():
     acme = closed_by(fact("acme", "acme", 0, 24), Closure("acme", month(12), "initech", NOW))
     [back] = plan_reopenings([acme, fact("initech", "initech", 12)], {"initech"})

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from graphmem.schema.models import FactEdge
 from graphmem.schema.slot_replay import Incoming, replay_slot
-from graphmem.schema.supersession import Extension, plan_placement
+from graphmem.schema.supersession import Extension, moves_start_back, plan_placement
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 NOW = datetime(2030, 1, 1, tzinfo=timezone.utc)
@@ -120,3 +120,13 @@ def test_each_single_valued_statement_holds_when_it_was_said(raw):
     facts = replay(spans).facts
     for obj, start, _ in spans:
         assert values_at(facts, month(start)) == [obj], (obj, start)
+
+
+def test_a_restatement_moves_a_start_back_never_forward_even_from_a_stored_open_start():
+    """A fact stored without a start (undated before 2026-12-05) sits where it was said; an
+    undated restatement today once set its start to today, so it no longer held last year."""
+    old = fact("berlin", "berlin", 6).model_copy(update={"valid_at": None, "created_at": month(6)})
+    assert not moves_start_back(old, month(30)) and moves_start_back(old, month(2))
+    dated = fact("paris", "paris", 6)
+    assert moves_start_back(dated, month(5)) and not moves_start_back(dated, month(6))
+    assert not moves_start_back(dated, None)

@@ -99,11 +99,12 @@ def extend_fact(extension: Extension) -> Query:
 
 
 def merge_restatement(fact_uuid: str, episodes: Sequence[str], valid_at: datetime | None) -> Query:
-    """MERGE of a restated fact: add the new evidence; an earlier start moves the start back."""
+    """MERGE of a restated fact: add the new evidence; an earlier start moves the start back
+    (`supersession.moves_start_back`: a fact without a start is where it was said)."""
     return Query(
         "MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() "
         "SET r.episodes = coalesce(r.episodes, []) + [x IN $episodes WHERE NOT x IN coalesce(r.episodes, [])], "
-        "r.valid_at = CASE WHEN $valid_at IS NOT NULL AND (r.valid_at IS NULL OR r.valid_at > $valid_at) "
+        "r.valid_at = CASE WHEN $valid_at IS NOT NULL AND coalesce(r.valid_at, r.reference_time, r.created_at) > $valid_at "
         "THEN $valid_at ELSE r.valid_at END",
         {"uuid": fact_uuid, "episodes": list(episodes), "valid_at": t.encode(valid_at)},
     )
