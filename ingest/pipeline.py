@@ -288,10 +288,12 @@ def distinct_names(ctx: IngestContext, user_id: str, session: SessionIn, episode
     has, that id with `~` and a short hash of its scope and text (not of its uuid, which
     holds the user: two users' same writes cite the same ids). Why: two writes at one session
     time (a date given twice a day) or one session id with other turns stored turns under one
-    id, and a fact citing it led to all of them. A caller's own turn id is kept as given."""
+    id, and a fact citing it led to all of them. A caller's own turn id is kept as given, and
+    is taken for a generated one in the same write (`s#1` given for turn 0, `s#1` made for 1)."""
     generated = [e for e, turn in zip(episodes, session.turns) if turn.turn_id is None and e.uuid not in stored]
     taken = {row["name"] for row in ctx.store.run(
         user_id, q.names_taken([e.name for e in generated], [e.uuid for e in generated]))} if generated else set()
+    taken |= {turn.turn_id for turn in session.turns if turn.turn_id is not None}
     clashing = {e.uuid for e in generated if e.name in taken}
 
     def cited_as(e: EpisodicNode) -> str:

@@ -108,6 +108,13 @@ def test_two_writes_at_one_session_time_get_distinct_turn_ids_that_stay_put(memo
     assert next(f for f in memory.facts("u") if f.object == "Beijing").source_turn_ids == (ids["I live in Beijing."],)
 
 
+def test_a_generated_turn_id_never_equals_a_callers_id_in_the_same_write(memory):
+    memory.write("u", [{"role": "user", "content": "I live in Oslo.", "id": "s1#1"},
+                       {"role": "user", "content": "I work at Acme."}], "2024-03-10", session_id="s1")
+    ids = {e.content: e.turn_id for e in memory.inspect().episodes("u")}
+    assert ids["I live in Oslo."] == "s1#1" and ids["I work at Acme."].startswith("s1#1~"), ids
+
+
 def test_writing_the_same_session_again_changes_nothing(memory):
     turns = [{"role": "user", "content": "I live in Beijing."}, {"role": "assistant", "content": "Noted!"},
              {"role": "user", "content": "I have a dog named Max."}]
