@@ -9,6 +9,10 @@ reader of the file (or a test) can redo the arithmetic.
 Scores: a question's score is its mean over runs; a judge error (a reply that
 is neither CORRECT nor WRONG) leaves that run out of the question's mean and
 is counted; a question every run of which is a judge error is left out of J.
+A system's own error (its context or its answer failed) scores 0 in J and F1
+and is counted in ``errors``, as in the retrieval stage: left out, a system
+that failed on its hard questions scored higher than one that answered them
+(fixed 2026-12-05).
 """
 
 from __future__ import annotations
@@ -60,21 +64,26 @@ def ci_dict(ci: CI) -> dict[str, object]:
     return {"mean": ci.mean, "ci95": [ci.low, ci.high], "low": ci.low, "high": ci.high, "n": ci.n}
 
 
+def failed(record: QARecord) -> bool:
+    """The system failed this question (its context or its answer), not the judge."""
+    return record.context_error is not None or record.answer_error is not None
+
+
 def label_scores(records: Iterable[QARecord]) -> dict[str, float]:
-    """question id -> mean judge label over the runs that got a label."""
+    """question id -> mean judge label over the runs that got a label (a system error: 0)."""
     runs: dict[int, dict[str, float]] = {}
     for r in records:
-        if r.label is not None:
-            runs.setdefault(r.run, {})[r.question_id] = float(r.label)
+        if failed(r) or r.label is not None:
+            runs.setdefault(r.run, {})[r.question_id] = 0.0 if failed(r) else float(r.label)
     return per_question_mean([runs[k] for k in sorted(runs)])
 
 
 def f1_scores(records: Iterable[QARecord]) -> dict[str, float]:
-    """question id -> mean token F1 over runs."""
+    """question id -> mean token F1 over runs (a system error: 0)."""
     runs: dict[int, dict[str, float]] = {}
     for r in records:
-        if r.f1 is not None:
-            runs.setdefault(r.run, {})[r.question_id] = r.f1
+        if failed(r) or r.f1 is not None:
+            runs.setdefault(r.run, {})[r.question_id] = 0.0 if failed(r) else r.f1
     return per_question_mean([runs[k] for k in sorted(runs)])
 
 
@@ -105,7 +114,7 @@ def summarize(records: Sequence[QARecord], *, metric: str = "J", with_f1: bool, 
         "questions": len(category_of),
         "answers": len(records),
         "judge_errors": sum(r.label is None and r.answer_error is None for r in records),
-        "errors": sum(r.context_error is not None or r.answer_error is not None for r in records),
+        "errors": sum(failed(r) for r in records),
         "wrong": sum(r.label is False for r in records),
         "stages": stage_table(r.stage for r in records if r.stage is not None),
     }
@@ -121,4 +130,5 @@ def differences(records: Sequence[QARecord], *, seed: int = 0) -> dict[str, dict
     return {name: ci_dict(ci) for name, ci in paired_diffs(scores, BASELINE, seed=seed).items()}
 
 
-__all__ = ["BASELINE", "QARecord", "answer_usage", "ci_dict", "differences", "f1_scores", "label_scores", "summarize"]
+__all__ = ["BASELINE", "QARecord", "answer_usage", "ci_dict", "differences", "f1_scores", "failed", "label_scores",
+           "summarize"]

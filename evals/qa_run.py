@@ -232,9 +232,17 @@ def run_system(name: str, conversations: Sequence[Conversation], config: QAConfi
 # --- the whole run ---------------------------------------------------------------
 
 
+def ledger_key(name: str, sha: str, conversations: Sequence[Conversation], config: QAConfig) -> str:
+    """What an ingestion cost belongs to: the system, the data, the conversations ingested and
+    the model. Keyed by the system alone, a run on fewer conversations (a smaller --limit)
+    replayed the cost of the first run's larger ingestion."""
+    ids = hashlib.sha256("\x1f".join(sorted(c.conversation_id for c in conversations)).encode()).hexdigest()[:12]
+    return f"{name} data={sha[:12]} conversations={ids} model={config.reader_model}"
+
+
 def _ingest_ledger(out: Path, name: str, measured: dict[str, Any]) -> dict[str, Any]:
     """Ingestion cost as first measured: a re-run replays cached replies (0 calls),
-    but the cost of the memory is what the cold run spent."""
+    but the cost of the memory is what the cold run spent (`name`: its `ledger_key`)."""
     path = out / "ingest_cost.json"
     ledger = json.loads(path.read_text()) if path.exists() else {}
     previous = ledger.get(name)
@@ -310,7 +318,7 @@ def run_qa(config: QAConfig, factory: Factory | None = None) -> dict[str, Any]:
         for name in config.systems:
             mine, ingest = run_system(name, conversations, config, answerer, factory or default_factory)
             records.extend(mine)
-            systems[name] = {"ingest": _ingest_ledger(config.out, name, ingest)}
+            systems[name] = {"ingest": _ingest_ledger(config.out, ledger_key(name, sha, conversations, config), ingest)}
         official: dict[str, list[dict[str, Any]]] = {}
         if config.dataset == "longmemeval":
             records, official = _official(config, records, conversations)
@@ -320,6 +328,7 @@ def run_qa(config: QAConfig, factory: Factory | None = None) -> dict[str, Any]:
         mine = [r for r in records if r.system == name]
         entry.update(summarize(mine, metric=metric, with_f1=metric == "J", seed=config.seed))
         ing = entry["ingest"]
+        entry["ingest_errors"] = len(ing.get("errors") or ())  # a memory that failed to build is no empty result
         entry["cost"] = system_cost(
             Usage(calls=ing["calls"], prompt_tokens=ing["prompt_tokens"], completion_tokens=ing["completion_tokens"]),
             {config.reader_model: answer_usage(mine)}, config.reader_model, ing["seconds"], ing["episodes"], prices,

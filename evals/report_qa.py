@@ -44,12 +44,12 @@ def _scores(results: dict[str, Any]) -> list[str]:
     c, metric = results["conditions"], results["conditions"]["metric"]
     has_f1 = metric == "J"
     diffs = results.get("paired_diff_vs_graphmem", {})
-    head = f"| system | {metric} % (95% CI) |" + (" F1 % (95% CI) |" if has_f1 else "") + " Δ vs graphmem (paired) | questions | judge errors | errors |"
+    head = f"| system | {metric} % (95% CI) |" + (" F1 % (95% CI) |" if has_f1 else "") + " Δ vs graphmem (paired) | questions | judge errors | errors | ingest errors |"
     lines = [f"## Answers — judge: {c['judge']['name']}", "", head, "|" + "---|" * (head.count("|") - 1)]
     for name, s in results["systems"].items():
         diff = _pct(diffs.get(name)) if name in diffs else "-"
         f1 = f" {_pct(s.get('F1'))} |" if has_f1 else ""
-        lines.append(f"| {name} | {_pct(s[metric])} |{f1} {diff} | {s['questions']} | {s['judge_errors']} | {s['errors']} |")
+        lines.append(f"| {name} | {_pct(s[metric])} |{f1} {diff} | {s['questions']} | {s['judge_errors']} | {s['errors']} | {s.get('ingest_errors', 0)} |")
     cats = sorted({k for s in results["systems"].values() for k in s["by_category"]})
     lines += ["", f"### {metric} per category (%, 95% CI)", "", "| system | " + " | ".join(cats) + " |",
               "|---|" + "---|" * len(cats)]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
@@ -141,20 +141,25 @@ def _load(name: str, data: Path | None, *, split: str | None, pooled: bool, limi
         raise InvalidInput(f"unknown split {chosen!r}; choose one of {', '.join(splits.SPLITS)}")
     if chosen != "all" and not pooled:
         raise InvalidInput("a LongMemEval --split (half of the questions) needs --pool")
-    convs = keep_first(load_longmemeval(data), limit)
+    everything = load_longmemeval(data)
+    # halves of the whole file's questions, then the limit: halved after it, a question's half
+    # moved with --limit, and a "reporting" run of 10 held a tuning question
+    halves = splits.question_halves(q.question_id for c in everything for q in c.questions)
+    convs = keep_first(everything, limit)
     categories = tuple(sorted({str(q.category) for c in convs for q in c.questions}))
     if pooled and convs:
-        convs = [keep_half(pool(convs, "longmemeval_pool"), chosen)]
+        convs = [keep_half(pool(convs, "longmemeval_pool"), chosen, halves)]
     return Dataset(name=name, conversations=tuple(convs), data_sha256=sha, source=str(data), split=chosen,
                    pooled=pooled, categories=categories)
 
 
-def keep_half(conversation: Conversation, split: str) -> Conversation:
-    """The pooled memory with only the questions of `split` (`splits.question_halves`);
-    every session stays, so the other half's sessions are still distractors (pure)."""
+def keep_half(conversation: Conversation, split: str, half: Mapping[str, str] | None = None) -> Conversation:
+    """The pooled memory with only the questions of `split` (`half`: question id -> half, by
+    default `splits.question_halves` of its own questions); every session stays, so the other
+    half's sessions are still distractors (pure)."""
     if split == "all":
         return conversation
-    half = splits.question_halves(q.question_id for q in conversation.questions)
+    half = half if half is not None else splits.question_halves(q.question_id for q in conversation.questions)
     return conversation.model_copy(update={"questions": tuple(q for q in conversation.questions
                                                               if half[q.question_id] == split)})
 

@@ -12,6 +12,7 @@ words they hold, then file order; the first k lines.
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -54,7 +55,8 @@ class FilesystemSystem:
     def ingest(self, conversation: Conversation) -> IngestStats:
         start = time.perf_counter()
         folder = self.folder(conversation.conversation_id)
-        folder.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)  # files of other data kept in the same --out were read as this one's
+        folder.mkdir(parents=True)
         turns = 0
         for session in sessions_in_time_order(conversation):
             lines = [f"[{t.id}] {t.speaker}: {' '.join(t.content.split())}" for t in session.turns]

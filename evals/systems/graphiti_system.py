@@ -20,7 +20,7 @@ from graphmem.evals.graphiti_compat import close_graphiti
 from graphmem.evals.metrics import count_tokens
 from graphmem.evals.systems._common import error_text, memory_id, stopwatch
 from graphmem.evals.systems.base import Context, IngestStats, SystemConfig
-from graphmem.evals.systems.graphmem_system import SEARCH_LIMIT, SharedGraph
+from graphmem.evals.systems.graphmem_system import SharedGraph
 from graphmem.ingest.loaders import Conversation, Question
 from graphmem.graph.cypher import Query
 
@@ -42,7 +42,7 @@ class GraphitiSystem:
         self.name = name
         self.config = config
         self.graph = SharedGraph(Path(config.options.get("graph_dir") or Path(config.work_dir) / "graph"))
-        self.search_config = COMBINED_HYBRID_SEARCH_RRF.model_copy(update={"limit": max(SEARCH_LIMIT, config.k)})
+        self.search_config = COMBINED_HYBRID_SEARCH_RRF.model_copy(update={"limit": config.k})
         self._loop = asyncio.new_event_loop()
         self._open: dict[str, object] = {}
 

@@ -146,7 +146,7 @@ class GraphmemSystem:
         return self.graph.ingest(conversation)
 
     def context(self, conversation_id: str, question: Question) -> Context:
-        limit = max(SEARCH_LIMIT, self.config.k)
+        limit = self.config.k  # the same k as every other system (the retrieval stage passes 25)
         with stopwatch() as ms:
             try:
                 packet = self.graph.memory.search(memory_id(conversation_id), question.question,

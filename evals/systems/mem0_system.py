@@ -17,6 +17,7 @@ ingestion (``infer=True``) is the answer stage's route.
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -81,7 +82,9 @@ class Mem0System:
     def __init__(self, name: str, config: SystemConfig) -> None:
         self.name = name
         self.config = config
-        self.mem0 = open_mem0(Path(config.work_dir) / "mem0")
+        folder = Path(config.work_dir) / "mem0"
+        shutil.rmtree(folder, ignore_errors=True)  # a store kept from a run before held every memory twice
+        self.mem0 = open_mem0(folder)
 
     def ingest(self, conversation: Conversation) -> IngestStats:
         start, turns, errors = time.perf_counter(), 0, []

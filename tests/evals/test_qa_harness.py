@@ -16,6 +16,7 @@ import re
 import shutil
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from llm_server import ScriptedLLM, ScriptedToolCalls, count_tokens, fill_schema, schema_name
@@ -517,6 +518,41 @@ def test_token_f1_ignores_case_punctuation_and_articles():
     assert judge.token_f1("The Cello!", "cello") == 1.0
     assert judge.token_f1("running shoes and socks", "running shoes") == pytest.approx(2 / 3)
     assert judge.token_f1("", "x") == 0.0
+
+
+def test_a_systems_own_error_scores_zero_and_counts_a_judge_error_is_left_out():
+    """Reader or context failures once left their questions out of J, F1 and the paired
+    differences: a system failing on the hard questions scored higher than one answering them."""
+    from graphmem.evals.qa_records import QARecord, differences, summarize
+
+    def record(system, qid, **kw):
+        return QARecord(system=system, run=0, seed=0, conversation_id="c", question_id=qid, category="1",
+                        question="q", gold="g", **kw)
+
+    failing = [record("rag", "a", label=True, f1=1.0), record("rag", "b", answer_error="HTTP 400"),
+               record("rag", "c", context_error="boom", label=True, f1=1.0), record("rag", "d", judge_reply="??")]
+    summary = summarize(failing, with_f1=True)
+    assert summary["J"]["n"] == 3 and abs(summary["J"]["mean"] - 1 / 3) < 1e-9
+    assert abs(summary["F1"]["mean"] - 1 / 3) < 1e-9
+    assert (summary["errors"], summary["judge_errors"]) == (2, 1)
+    answering = [record("graphmem", q, label=q != "b", f1=0.5) for q in "abc"]
+    assert differences(failing + answering)["rag"]["n"] == 3
+
+
+def test_an_ingestion_cost_is_replayed_only_for_the_same_system_data_and_conversations(tmp_path):
+    """Keyed by the system alone, a re-run on fewer conversations reported the first run's cost."""
+    from graphmem.evals.qa_run import _ingest_ledger, ledger_key
+    from graphmem.ingest.loaders import Conversation
+
+    config = SimpleNamespace(reader_model="r")
+    two = [Conversation(conversation_id=c, speakers=(), sessions=(), questions=()) for c in ("conv-42", "conv-43")]
+    cold = {"calls": 46, "prompt_tokens": 406_544, "completion_tokens": 10, "seconds": 1.0, "episodes": 90}
+    warm = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.1, "episodes": 51}
+    assert not _ingest_ledger(tmp_path, ledger_key("mem0", "abc", two, config), cold)["replayed_from_cache"]
+    fewer = _ingest_ledger(tmp_path, ledger_key("mem0", "abc", two[:1], config), warm)
+    assert not fewer["replayed_from_cache"] and fewer["calls"] == 0
+    same = _ingest_ledger(tmp_path, ledger_key("mem0", "abc", list(reversed(two)), config), warm)
+    assert same["replayed_from_cache"] and same["calls"] == 46
 
 
 def test_calibration_rates_count_errors_apart():

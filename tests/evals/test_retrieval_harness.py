@@ -112,6 +112,18 @@ def test_longmemeval_limit_and_pool_keep_only_the_needed_sessions():
     assert pooled.data_sha256 == each.data_sha256 and len(pooled.data_sha256) == 64
 
 
+def test_a_limited_longmemeval_half_holds_only_that_halfs_questions():
+    """The halves are drawn over the whole file, then --limit applies: halved after it, a
+    question's half moved with the limit and a reporting run of 10 held a tuning question."""
+    path = DATA / "longmemeval_oracle_sample99.json"
+    tuning = {q.question_id for q in load_dataset("longmemeval", path, split="tuning", pooled=True)
+              .conversations[0].questions}
+    for limit in (10, 20, 40):
+        reporting = load_dataset("longmemeval", path, split="reporting", pooled=True, limit=limit)
+        ids = {q.question_id for q in reporting.conversations[0].questions}
+        assert ids and not ids & tuning, limit
+
+
 def test_pooled_longmemeval_halves_split_the_questions_and_keep_every_session():
     path = DATA / "longmemeval_oracle_sample99.json"
     whole = load_dataset("longmemeval", path, pooled=True)
@@ -371,3 +383,48 @@ def test_a_run_records_its_embedder_and_refuses_a_graph_another_embedder_wrote(t
                 graph.require(never)
         finally:
             graph.memory.close()
+
+
+def test_a_rerun_into_the_same_out_starts_mem0_and_the_files_afresh(small_locomo, tmp_path):
+    """Mem0's offline store and the filesystem agent's files were kept in `--out`: a second run
+    held every memory twice (R@25 0.929 -> 0.786), or another dataset's files."""
+    (conversation,) = load_dataset("locomo", small_locomo, split="all").conversations
+    config = SystemConfig(work_dir=tmp_path / "work", k=25)
+    counts = []
+    for _ in range(2):
+        mem0 = make_system("mem0", config.model_copy(update={"work_dir": tmp_path / "work" / "mem0"}))
+        mem0.ingest(conversation)
+        found = mem0.mem0.get_all(filters={"user_id": _memory_id(conversation.conversation_id)}, top_k=10_000)
+        files = make_system("filesystem", config.model_copy(update={"work_dir": tmp_path / "work" / "fs"}))
+        stale = files.folder(conversation.conversation_id)
+        stale.mkdir(parents=True, exist_ok=True)
+        (stale / "left-from-other-data.txt").write_text("[X:1] someone: hi\n")
+        files.ingest(conversation)
+        counts.append((len(found["results"] if isinstance(found, dict) else found),
+                       sorted(p.name for p in stale.iterdir())))
+        mem0.close()
+    assert counts[0] == counts[1] and counts[0][0] == sum(len(s.turns) for s in conversation.sessions)
+    assert "left-from-other-data.txt" not in counts[0][1]
+
+
+def _memory_id(conversation_id: str) -> str:
+    from graphmem.evals.systems._common import memory_id
+
+    return memory_id(conversation_id)
+
+
+def test_graphmem_searches_with_the_k_every_system_gets(small_locomo, tmp_path, monkeypatch):
+    """It searched with at least 25 whatever k was, so in the answer stage (k 10) its reader
+    saw 2.5x the context of every other system's."""
+    (conversation,) = load_dataset("locomo", small_locomo, split="all").conversations
+    system = make_system("graphmem", SystemConfig(work_dir=tmp_path / "gm", k=3,
+                                                  options={"graph_dir": str(tmp_path / "graph")}))
+    try:
+        system.ingest(conversation)
+        asked = []
+        real = system.graph.memory.search
+        monkeypatch.setattr(system.graph.memory, "search", lambda *a, **kw: asked.append(kw["limit"]) or real(*a, **kw))
+        context = system.context(conversation.conversation_id, conversation.questions[0])
+        assert asked == [3] and context.error is None
+    finally:
+        system.close()
