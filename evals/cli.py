@@ -135,6 +135,8 @@ def qa(
         Optional[str], typer.Option("--categories", help="comma-separated categories; LoCoMo default 1,2,3,4")
     ] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="the first N questions in file order")] = None,
+    split: Annotated[Optional[str], typer.Option(
+        "--split", help="LoCoMo: tuning | reporting | all (default: reporting when the file holds the tuning conversations)")] = None,
     max_tool_calls: Annotated[int, typer.Option("--max-tool-calls", min=0, help="filesystem agent's bound")] = 8,
     official_script: Annotated[
         Optional[Path], typer.Option("--official-script", help="LongMemEval's src/evaluation/evaluate_qa.py")
@@ -153,7 +155,7 @@ def qa(
             dataset=dataset, data=data, systems=tuple(s.strip() for s in systems.split(",") if s.strip()),
             base_url=base_url, reader_model=reader_model, judge_model=judge_model,
             api_key=os.environ.get(api_key_env) or "not-needed", runs=runs, seed=seed, temperature=temperature, k=k,
-            context_tokens=context_tokens, limit=limit, agent_max_calls=max_tool_calls,
+            context_tokens=context_tokens, limit=limit, split=split, agent_max_calls=max_tool_calls,
             categories=tuple(c.strip() for c in categories.split(",")) if categories else None,
             official_script=official_script, prices=prices, calibrate=calibrate, out=out,
         )

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
 from graphmem.schema.errors import GraphMemError, InvalidInput
-from graphmem.evals import judge, reader
+from graphmem.evals import judge, reader, splits
 from graphmem.evals.cost import Usage, load_prices, system_cost
 from graphmem.evals.llm import EvalLLM, cache_dir_for
 from graphmem.evals.qa_records import QARecord, answer_usage, differences, summarize
@@ -62,6 +62,7 @@ class QAConfig(BaseModel):
     context_tokens: int = 8_000
     categories: tuple[str, ...] | None = None
     limit: int | None = Field(default=None, ge=1)
+    split: str | None = None  # LoCoMo: tuning | reporting | all; default `splits.default_split`
     agent_max_calls: int = Field(default=8, ge=0)
     official_script: Path | None = None
     prices: Path | None = None
@@ -232,6 +233,20 @@ def run_system(name: str, conversations: Sequence[Conversation], config: QAConfi
 # --- the whole run ---------------------------------------------------------------
 
 
+def pick_split(dataset: str, requested: str | None, conversations: Sequence[Conversation]
+               ) -> tuple[str, list[Conversation]]:
+    """The split the run reports on and its conversations (pure). LoCoMo defaults as the
+    retrieval stage does (`splits.default_split`: the reporting conversations of a file that
+    holds the tuning ones, on which graphmem's fusion and RAG's RRF k were fitted); the other
+    datasets have no conversation split here and take `all`."""
+    if dataset != "locomo":
+        if requested not in (None, "all"):
+            raise InvalidInput(f"--split applies to LoCoMo only; {dataset} runs on all its questions")
+        return "all", list(conversations)
+    split = requested or splits.default_split(conversations)
+    return split, splits.select(conversations, split)
+
+
 def ledger_key(name: str, sha: str, conversations: Sequence[Conversation], config: QAConfig) -> str:
     """What an ingestion cost belongs to: the system, the data, the conversations ingested and
     the model. Keyed by the system alone, a run on fewer conversations (a smaller --limit)
@@ -307,6 +322,7 @@ def run_qa(config: QAConfig, factory: Factory | None = None) -> dict[str, Any]:
         raise InvalidInput("--official-script is LongMemEval's judge; use it with --dataset longmemeval")
     prices = load_prices(config.prices)
     all_conversations, sha = load_dataset(config)
+    split, all_conversations = pick_split(config.dataset, config.split, all_conversations)
     conversations = select(all_conversations, config.categories or default_categories(config.dataset), config.limit)
     if not conversations:
         raise InvalidInput("no questions selected (check --limit and the categories)")
@@ -339,7 +355,8 @@ def run_qa(config: QAConfig, factory: Factory | None = None) -> dict[str, Any]:
         if name in official:
             entry["official_script"] = official[name]
     results = {
-        "conditions": conditions(config, sha, conversations) | {"metric": metric, "llm_requests_this_run": requests},
+        "conditions": conditions(config, sha, conversations) | {"metric": metric, "llm_requests_this_run": requests,
+                                                                  "split": split},
         "systems": systems,
         "paired_diff_vs_graphmem": differences(records, seed=config.seed),
         "judge_calibration": calibration,

@@ -555,6 +555,25 @@ def test_an_ingestion_cost_is_replayed_only_for_the_same_system_data_and_convers
     assert same["replayed_from_cache"] and same["calls"] == 46
 
 
+def test_the_answer_stage_reports_on_the_locomo_reporting_split_by_default():
+    """It ran on every conversation, conv-26/30/41 included, where the fusion and RAG's RRF k
+    were fitted; now it splits as the retrieval stage does, and says which split it used."""
+    from graphmem.evals.qa_run import pick_split
+    from graphmem.ingest.loaders import load_locomo
+    from graphmem.schema.errors import InvalidInput
+
+    seven = load_locomo(Path(__file__).parent.parent / "data" / "locomo_dev7.json")
+    split, chosen = pick_split("locomo", None, seven)
+    assert split == "reporting" and [c.conversation_id for c in chosen] == ["conv-42", "conv-43", "conv-44", "conv-47"]
+    assert [c.conversation_id for c in pick_split("locomo", "tuning", seven)[1]] == ["conv-26", "conv-30", "conv-41"]
+    assert len(pick_split("locomo", "all", seven)[1]) == 7
+    other = [c.model_copy(update={"conversation_id": "conv-t1"}) for c in seven[:1]]
+    assert pick_split("locomo", None, other)[0] == "all"
+    assert pick_split("longmemeval", None, seven)[0] == "all"
+    with pytest.raises(InvalidInput, match="LoCoMo only"):
+        pick_split("longmemeval", "reporting", seven)
+
+
 def test_calibration_rates_count_errors_apart():
     rates = judge.calibration_rates([True, True, False, False, False], [True, False, True, False, None])
     assert (rates.agreement, rates.false_positive_rate, rates.false_negative_rate, rates.errors) == (0.5, 0.5, 0.5, 1)
