@@ -299,10 +299,13 @@ def distinct_names(ctx: IngestContext, user_id: str, session: SessionIn, episode
     def cited_as(e: EpisodicNode) -> str:
         if e.uuid in stored:
             return stored[e.uuid]
+        if e.uuid not in clashing:
+            return e.name
         said = hashlib.blake2s(f"{e.scope}\x1f{e.content}".encode(), digest_size=4).hexdigest()
-        return f"{e.name}~{said}" if e.uuid in clashing else e.name
+        return f"{e.name}~{said}"
 
-    return [e if cited_as(e) == e.name else e.model_copy(update={"name": cited_as(e)}) for e in episodes]
+    named = [(e, cited_as(e)) for e in episodes]
+    return [e if name == e.name else e.model_copy(update={"name": name}) for e, name in named]
 
 
 class Pending:

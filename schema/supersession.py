@@ -190,9 +190,8 @@ def moves_start_back(fact: FactEdge, valid_at: datetime | None) -> bool:
 
 def _overlaps(a: FactEdge, b: FactEdge) -> bool:
     """Whether the two facts' intervals share an instant (an empty interval shares none)."""
-    a_end, b_end = a.invalid_at, b.invalid_at
-    return ((a_end is None or b.order_key() < a_end) and (b_end is None or a.order_key() < b_end)
-            and (a_end is None or a.order_key() < a_end) and (b_end is None or b.order_key() < b_end))
+    ends = [end for end in (a.invalid_at, b.invalid_at) if end is not None]
+    return not ends or max(a.order_key(), b.order_key()) < min(ends)
 
 
 def _live(slot: Sequence[FactEdge]) -> list[FactEdge]:

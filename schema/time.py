@@ -65,9 +65,14 @@ def to_utc(value: datetime | date | str, *, field: str = "time") -> datetime:
         value = value.astimezone(UTC)
     except (OverflowError, ValueError) as exc:
         raise InvalidInput(f"{field}: {value.isoformat()} cannot be expressed in UTC") from exc
-    if not MIN_YEAR <= value.year <= MAX_YEAR:
+    if not storable(value):
         raise InvalidInput(f"{field}: year {value.year} is outside {MIN_YEAR}-{MAX_YEAR}")
     return value
+
+
+def storable(moment: datetime) -> bool:
+    """Whether `moment`'s year fits the encoding's fixed width (1000-9999)."""
+    return MIN_YEAR <= moment.year <= MAX_YEAR
 
 
 def shifted(value: datetime, delta: timedelta, *, field: str) -> datetime:
@@ -78,7 +83,7 @@ def shifted(value: datetime, delta: timedelta, *, field: str) -> datetime:
         moved = value + delta
     except OverflowError as exc:
         raise InvalidInput(f"{field}: {value.isoformat()} + {delta} is past year {MAX_YEAR}") from exc
-    if not MIN_YEAR <= moved.year <= MAX_YEAR:
+    if not storable(moved):
         raise InvalidInput(f"{field}: {value.isoformat()} + {delta} is outside {MIN_YEAR}-{MAX_YEAR}")
     return moved
 

@@ -168,9 +168,8 @@ def naming_episodes(store: Store, user_id: str, entities: set[str]) -> set[str]:
         for name in {row["name"], *row["aliases"]}:
             if len(name.strip()) < 2:
                 continue
-            word = re.compile(rf"(?<!\w){re.escape(name.strip())}(?!\w)", re.IGNORECASE)
             for hit in store.run(user_id, fq.episodes_containing(name.strip()), read_only=True):
-                if word.search(hit["content"]) or has_words(hit["content"], name.strip()):
+                if has_words(hit["content"], name.strip()):
                     found.add(hit["uuid"])
     return found
 

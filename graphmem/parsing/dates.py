@@ -32,7 +32,7 @@ from dateutil.relativedelta import relativedelta
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.schema.errors import InvalidInput
-from graphmem.schema.time import MAX_YEAR, MIN_YEAR
+from graphmem.schema.time import storable
 
 Granularity = Literal["day", "week", "month", "year"]
 Prefer = Literal["past", "future"]
@@ -212,7 +212,7 @@ def resolve(expression: str, reference: datetime, prefer: Prefer = "past") -> Ti
 def _storable(found: TimeRange) -> bool:
     """Whether every date of the range can be stored (years 1000-9999, `schema.time`): "last
     year" said on 1000-01-05 names year 999, which no fact may carry."""
-    return all(MIN_YEAR <= moment.year <= MAX_YEAR for moment in (found.start, found.end) if moment is not None)
+    return all(storable(moment) for moment in (found.start, found.end) if moment is not None)
 
 
 def resolve_in_text(text: str, reference: datetime, prefer: Prefer = "past") -> TimeRange | None:
