@@ -340,7 +340,7 @@ def resolve_facts(
         counts[decided.action] += 1
         counts["closed"] += decided.closed
         uuids.append(decided.fact_uuid)
-    facts.write()
+    facts.write(now)
     return FactOutcome(counts=counts, fact_uuids=uuids)
 
 

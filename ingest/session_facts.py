@@ -64,7 +64,7 @@ class SessionFacts:
     Example:
         >>> facts = SessionFacts.read(store, "alice", slots=[(me, "LIVES_IN")], kin=[])
         >>> facts.insert(edge, vector, single_valued=True, now=now)   # decided and applied in memory
-        >>> facts.write()                                             # one query for the new fact
+        >>> facts.write(now)                                          # one query for the new fact
     """
 
     def __init__(self, store: Store, user_id: str, stored: Iterable[tuple[FactEdge, str]],
@@ -218,9 +218,10 @@ class SessionFacts:
 
     # -- written back ---------------------------------------------------------------
 
-    def write(self) -> None:
+    def write(self, now: datetime) -> None:
         """Store what changed: the new facts in creation order (split copies of stored
-        facts cloned from them), then the changed properties of the stored ones.
+        facts cloned from them), then the changed properties of the stored ones (an
+        interval changed at `now` recorded in their `interval_log`).
 
         All or nothing, as far as the store lets us: the changes to stored facts are
         one query and run last, and a failure before it ends (a store error, Ctrl-C)
@@ -230,7 +231,7 @@ class SessionFacts:
             for clone, rows in _runs(self._creation_rows()):
                 self._store.run(self._user, q.clone_facts(rows) if clone else q.create_facts(rows))
             updates = [{"uuid": uuid, "props": changed} for uuid, before in self._read.items()
-                       if (changed := changed_props(before, self._facts[uuid]))]
+                       if (changed := changed_props(before, self._facts[uuid], now))]
             if updates:
                 self._store.run(self._user, q.update_facts(updates))
         except BaseException:

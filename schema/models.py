@@ -170,7 +170,8 @@ class FactEdge(GraphModel):
     ``valid_at``/``invalid_at``: when the fact holds in the world.
     ``created_at``/``expired_at``: when graphmem believed it.
     ``invalidated_by``: the uuid of the fact that closed this one; ``own_invalid_at``
-    the end it had before that closure.
+    the end it had before that closure; ``interval_log`` the intervals it held before
+    each later change, so *known at K* reads the one it had then.
     ``derived_from``: uuids of facts this one was inferred from (forgetting follows them).
     """
 
@@ -205,6 +206,9 @@ class FactEdge(GraphModel):
     invalidated_by: str | None = None
     own_invalid_at: datetime | None = Field(None, description="the end the fact had before a supersession closed "
                                                               "it (None: open); given back if the closing fact is forgotten")
+    interval_log: list[str] | None = Field(default_factory=list, description=(
+        "the interval and closer each later change replaced, '<changed_at>|<valid_at>|<invalid_at>|<closed by>' "
+        "in change order (`time.interval_as_known`); empty or None: never changed, or stored before the log existed"))
     importance: float = 0.5
     access_count: int = 0
     last_accessed_at: datetime | None = None

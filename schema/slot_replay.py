@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from graphmem.schema import time as t
 from graphmem.schema.models import FactEdge
 from graphmem.schema.records import AddFactResult
 from graphmem.schema.supersession import Placement, closed_by, moves_start_back, plan_placement
@@ -73,7 +74,18 @@ def _merge(fact: FactEdge, edge: FactEdge) -> FactEdge:
 
 
 def _apply(replay: SlotReplay, index: int, incoming: Incoming, placement: Placement) -> None:
-    """`fact_repository.apply_placement` in memory: merge or create, then split, then close."""
+    """`fact_repository.apply_placement` in memory: merge or create, then split, then close;
+    each fact whose interval changed logs the one it had, at this fact's write time (as the
+    store's queries do, `time.logged`)."""
+    before = dict(replay.facts)
+    _place(replay, index, incoming, placement)
+    for uuid, old in before.items():
+        fact = replay.facts[uuid]
+        if fact is not old:
+            replay.facts[uuid] = fact.model_copy(update={"interval_log": t.logged(old, fact, incoming.now)})
+
+
+def _place(replay: SlotReplay, index: int, incoming: Incoming, placement: Placement) -> None:
     facts, edge = replay.facts, incoming.edge
     if placement.merge_into:
         facts[placement.merge_into] = _merge(facts[placement.merge_into], edge)

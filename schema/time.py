@@ -16,8 +16,13 @@ Decisions where the design is terse:
   A superseded fact (``invalidated_by`` set) is not retracted: its validity was
   closed and it remains the record of the past. An ``expired_at`` without
   ``invalidated_by`` (a retraction or a due expiry) removes the fact from K on.
-- The ``invalid_at`` written by a supersession that happened after K is ignored
-  at K, so the fact reads open-ended as it did then.
+- A fact's interval as it was recorded at K: each later change of a stored fact's
+  ``valid_at`` or ``invalid_at`` (a closure, a re-closure, a stretch, a start moved
+  back, an ending) appends the interval it replaced to ``interval_log``, as
+  ``"<changed_at>|<valid_at>|<invalid_at>|<invalidated_by>"`` (stored forms, empty
+  for open or none), and K reads the interval the first change after K replaced. A
+  fact stored before the log existed, and closed since, reads the end it had before
+  that closure (``own_invalid_at``; open when unknown).
 
 Each predicate has a ``*_cypher`` twin; tests run both on the same cases.
 
@@ -30,6 +35,7 @@ index and leaves the comparison exact.
 
 from __future__ import annotations
 
+from collections.abc import Sequence, Set
 from datetime import date, datetime, timedelta, timezone
 from typing import Protocol
 
@@ -119,6 +125,89 @@ class Temporal(Protocol):
     invalidated_by: str | None
 
 
+LOG_SEPARATOR = "|"
+
+
+def log_entry(changed_at: datetime, valid_at: datetime | None, invalid_at: datetime | None,
+              invalidated_by: str | None = None) -> str:
+    """One `interval_log` entry: the interval (and closer) a change at `changed_at` replaced."""
+    return LOG_SEPARATOR.join([*(encode(x) or "" for x in (changed_at, valid_at, invalid_at)), invalidated_by or ""])
+
+
+def _replaced_after(edge: Temporal, k: datetime) -> list[str] | None:
+    """The fields of the first logged change after K: changed, valid, invalid, closer."""
+    key = encode(k)
+    for entry in getattr(edge, "interval_log", None) or ():
+        fields = entry.split(LOG_SEPARATOR)
+        if fields[0] > key:
+            return fields
+    return None
+
+
+def logged(before: Temporal, after: Temporal, changed_at: datetime) -> list[str] | None:
+    """`after`'s interval log once the change from `before` is recorded: `before`'s log
+    plus the interval (and closer) it held, when `after` holds another; else `after`'s
+    own. A closed fact with an empty log (stored before the log existed, or re-opened
+    and cut by a forget) gets its closure first, so reads before that closure still see
+    the end it had then (`interval_as_known`'s rule for it). Pure."""
+    if (before.valid_at, before.invalid_at, before.invalidated_by) == (after.valid_at, after.invalid_at,
+                                                                        after.invalidated_by):
+        return getattr(after, "interval_log", None)
+    entries = list(getattr(before, "interval_log", None) or ())
+    if not entries and before.invalidated_by is not None and before.expired_at is not None:
+        entries.append(log_entry(before.expired_at, before.valid_at, getattr(before, "own_invalid_at", None)))
+    return entries + [log_entry(changed_at, before.valid_at, before.invalid_at, before.invalidated_by)]
+
+
+def _closer(fields: Sequence[str]) -> str:
+    return fields[3] if len(fields) > 3 else ""
+
+
+def scrub_log(log: Sequence[str] | None, gone: Set[str], reopened: bool) -> list[str]:
+    """`log` as if the facts `gone` had never been said, for a forget. Pure.
+
+    A run of entries recorded while a gone fact was the closer, with the entry of that
+    closure before it, becomes one entry at the run's last time holding what the closure
+    had replaced: the next closer then replaced the interval the fact had before the gone
+    one. A fact being re-opened (`reopened`: its closer is gone and nothing changed it
+    since) loses the entry of that closure. Changes made while a gone fact was the closer
+    are not told apart any more; no entry keeps a gone fact's uuid or dates."""
+    entries = [entry.split(LOG_SEPARATOR) for entry in log or ()]
+    out: list[list[str]] = []
+    i = 0
+    while i < len(entries):
+        if _closer(entries[i]) not in gone:
+            out.append(entries[i])
+            i += 1
+            continue
+        j = i
+        while j < len(entries) and _closer(entries[j]) in gone:
+            j += 1
+        closure = out.pop() if out else [entries[i][0], entries[i][1], "", ""]
+        if j < len(entries) or not reopened:
+            out.append([entries[j - 1][0], *closure[1:]])
+        i = j
+    if reopened and out and entries and out[-1] is entries[-1]:
+        out.pop()  # the last entry, untouched: the gone fact's closure, with nothing after it
+    return [LOG_SEPARATOR.join(fields) for fields in out]
+
+
+def interval_as_known(edge: Temporal, k: datetime | None) -> tuple[datetime | None, datetime | None]:
+    """(valid_at, invalid_at) as recorded at K (None: as recorded now): the interval the
+    first change after K replaced (`interval_log`), else the stored one. A fact stored
+    before the log existed and closed after K reads the end it had before that closure."""
+    if k is None:
+        return edge.valid_at, edge.invalid_at
+    replaced = _replaced_after(edge, k)
+    if replaced is not None:
+        return decode(replaced[1]), decode(replaced[2])
+    log = getattr(edge, "interval_log", None)
+    closed_later = edge.invalidated_by is not None and edge.expired_at is not None and edge.expired_at > k
+    if not log and closed_later:
+        return edge.valid_at, getattr(edge, "own_invalid_at", None)
+    return edge.valid_at, edge.invalid_at
+
+
 def is_current(edge: Temporal) -> bool:
     """Current belief: never expired."""
     return edge.expired_at is None
@@ -145,30 +234,45 @@ KNOWN_AT_CYPHER = (
 
 def invalid_at_as_known(edge: Temporal, k: datetime | None) -> datetime | None:
     """The end of validity as it was recorded at K (None = as recorded now)."""
-    if k is None:
-        return edge.invalid_at
-    closed_later = edge.invalidated_by is not None and edge.expired_at is not None and edge.expired_at > k
-    return None if closed_later else edge.invalid_at
+    return interval_as_known(edge, k)[1]
 
 
-INVALID_AT_AS_KNOWN_CYPHER = (
-    "CASE WHEN {r}.invalidated_by IS NOT NULL AND toString({r}.expired_at) > ${k} "
-    "THEN NULL ELSE toString({r}.invalid_at) END"
-)
+def _first_change_after(r: str, k: str) -> str:
+    log = f"coalesce({r}.interval_log, [])"
+    return f"head([x IN {log} WHERE split(x, '{LOG_SEPARATOR}')[0] > ${k}])"
+
+
+def _logged_part(r: str, k: str, i: int) -> str:
+    part = f"split({_first_change_after(r, k)}, '{LOG_SEPARATOR}')[{i}]"
+    return f"CASE WHEN {part} = '' THEN NULL ELSE {part} END"
+
+
+def valid_at_as_known_cypher(r: str = "r", k: str = "k") -> str:
+    """Cypher twin of `interval_as_known(...)[0]`, as a stored string."""
+    return (f"CASE WHEN {_first_change_after(r, k)} IS NOT NULL THEN {_logged_part(r, k, 1)} "
+            f"ELSE toString({r}.valid_at) END")
+
+
+def invalid_at_as_known_cypher(r: str = "r", k: str = "k") -> str:
+    """Cypher twin of `invalid_at_as_known`, as a stored string."""
+    return (f"CASE WHEN {_first_change_after(r, k)} IS NOT NULL THEN {_logged_part(r, k, 2)} "
+            f"WHEN size(coalesce({r}.interval_log, [])) = 0 AND {r}.invalidated_by IS NOT NULL "
+            f"AND toString({r}.expired_at) > ${k} THEN toString({r}.own_invalid_at) "
+            f"ELSE toString({r}.invalid_at) END")
 
 
 def is_true_at(edge: Temporal, t: datetime, k: datetime | None = None) -> bool:
-    """valid_at <= T < invalid_at, open ends allowed, invalid_at as known at K."""
-    if edge.valid_at is not None and edge.valid_at > t:
-        return False
-    end = invalid_at_as_known(edge, k)
-    return end is None or end > t
+    """valid_at <= T < invalid_at, open ends allowed, the interval as known at K."""
+    start, end = interval_as_known(edge, k)
+    return (start is None or start <= t) and (end is None or end > t)
 
 
 def true_at_cypher(r: str = "r", t: str = "t", k: str | None = None) -> str:
     """Cypher twin of `is_true_at`; parameters are named, never inlined."""
-    end = f"toString({r}.invalid_at)" if k is None else "(" + INVALID_AT_AS_KNOWN_CYPHER.format(r=r, k=k) + ")"
-    start = f"toString({r}.valid_at)"
+    if k is None:
+        start, end = f"toString({r}.valid_at)", f"toString({r}.invalid_at)"
+    else:
+        start, end = f"({valid_at_as_known_cypher(r, k)})", f"({invalid_at_as_known_cypher(r, k)})"
     return f"(({start} IS NULL OR {start} <= ${t}) AND ({end} IS NULL OR {end} > ${t}))"
 
 
@@ -180,10 +284,22 @@ def current_cypher(r: str = "r") -> str:
     return CURRENT_CYPHER.format(r=r)
 
 
+def superseded_by_as_known(edge: Temporal, k: datetime | None) -> str | None:
+    """The fact that had closed this one at K (None = now), if any."""
+    if k is None:
+        return edge.invalidated_by
+    replaced = _replaced_after(edge, k)
+    if replaced is not None:
+        return replaced[3] if len(replaced) > 3 and replaced[3] else None
+    if edge.invalidated_by is None or edge.expired_at is None or edge.expired_at > k:
+        return None
+    return edge.invalidated_by
+
+
 def status_of(edge: Temporal, now: datetime, k: datetime | None = None) -> str:
     """'superseded' (closed by a newer fact), 'ended' (validity over), or 'current'."""
     end = invalid_at_as_known(edge, k)
-    if edge.invalidated_by is not None and end is not None:
+    if superseded_by_as_known(edge, k) is not None and end is not None:
         return "superseded"
     if end is not None and end <= now:
         return "ended"

@@ -433,9 +433,14 @@ def apply(store: Store, intent: journal.Intent) -> None:
     run_query = lambda query: store.run(intent.user_id, query)  # noqa: E731
     run_query(cq.delete_communities())  # derived, and labelled with entity names
     if intent.reopen:
-        reopenings = plan_reopening(store, intent.user_id, intent.reopen, set(intent.facts))
+        reopenings, logs = plan_reopening(store, intent.user_id, intent.reopen, set(intent.facts))
         if reopenings:
-            run_query(fq.reopen(reopenings))
+            run_query(fq.reopen(reopenings, logs))
+    if intent.facts:
+        scrubbed = [{"uuid": row["uuid"], "log": t.scrub_log(row["log"], set(intent.facts), reopened=False)}
+                    for row in run_query(fq.logs_naming(intent.facts))]
+        if scrubbed:
+            run_query(fq.set_logs(scrubbed))
     if intent.facts or intent.episodes:
         run_query(fq.strip_references(intent.facts, intent.episodes))
     if intent.facts:
@@ -451,14 +456,18 @@ def apply(store: Store, intent: journal.Intent) -> None:
     run_query(q.bump_version())
 
 
-def plan_reopening(store: Store, user_id: str, reopen: Sequence[str], gone: set[str]) -> list[Reopening]:
-    """Read the slots of the facts to re-open and place them among what remains."""
+def plan_reopening(store: Store, user_id: str, reopen: Sequence[str], gone: set[str]
+                   ) -> tuple[list[Reopening], dict[str, list[str]]]:
+    """Read the slots of the facts to re-open and place them among what remains; with each
+    one's `interval_log` as if the gone facts had never been said (`time.scrub_log`)."""
     rows = store.run(user_id, fq.slots_of(sorted(reopen)), read_only=True)
     slots = sorted({(row["source"], row["slot"]) for row in rows})
     by_slot: dict[tuple[str, str], list] = {}
     for row in store.run(user_id, q.facts_of_slots(slots), read_only=True) if slots else ():
         by_slot.setdefault((row["slot_source"], row["slot"]), []).append(edge_from_row(row))
-    return [r for slot in by_slot.values() for r in plan_reopenings(slot, gone)]
+    reopenings = [r for slot in by_slot.values() for r in plan_reopenings(slot, gone)]
+    logs = {e.uuid: e.interval_log for slot in by_slot.values() for e in slot}
+    return reopenings, {r.uuid: t.scrub_log(logs.get(r.uuid), gone, reopened=True) for r in reopenings}
 
 
 def purge(store: Store, user_id: str, moment: datetime) -> int:

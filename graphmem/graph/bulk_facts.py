@@ -81,9 +81,12 @@ def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
         yield items[i:i + size]
 
 
-def changed_props(before: FactEdge, after: FactEdge) -> dict[str, Any]:
+def changed_props(before: FactEdge, after: FactEdge, changed_at: datetime | None = None) -> dict[str, Any]:
     """The stored properties `after` holds differently from `before`: what an update
-    (or a split copy, cloned from `before`) must set."""
+    (or a split copy, cloned from `before`) must set. With `changed_at` (an update of a
+    stored fact), a change of its interval is recorded in its `interval_log` too."""
+    if changed_at is not None:
+        after = after.model_copy(update={"interval_log": t.logged(before, after, changed_at)})
     old, new = before.to_props(), after.to_props()
     return {k: v for k, v in new.items() if old.get(k) != v}
 
@@ -174,7 +177,7 @@ def plan_writes(facts: Sequence[NewFact], edges: Sequence[FactEdge], groups: dic
             writes.creates.append(_Create(final.source_node_uuid, final.target_node_uuid, _props(final),
                                           edges[row].fact, facts[row].embedding))
         for before in stored.get(slot, ()):
-            changed = changed_props(before, replay.facts[before.uuid])
+            changed = changed_props(before, replay.facts[before.uuid])  # the replay logged each change
             if changed:
                 writes.updates.append({"uuid": before.uuid, "props": changed})
     return writes

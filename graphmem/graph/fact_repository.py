@@ -49,15 +49,15 @@ def apply_placement(
 ) -> AddFactResult:
     """Write what `place` decided: merge or create, then split, then close, then extend."""
     if placement.merge_into:
-        store.run(user_id, q.merge_restatement(placement.merge_into, edge.episodes, edge.valid_at))
+        store.run(user_id, q.merge_restatement(placement.merge_into, edge.episodes, edge.valid_at, now))
     else:
         store.run(user_id, q.create_fact(edge, embedding))
     if placement.split is not None:
         store.run(user_id, q.split_fact(placement.split, now))
     for closure in placement.closures:
-        store.run(user_id, q.close_fact(closure))
+        store.run(user_id, q.close_fact(closure, now))
     for extension in placement.extensions:
-        store.run(user_id, q.extend_fact(extension))
+        store.run(user_id, q.extend_fact(extension, now))
     closed = tuple(c.uuid for c in placement.closures)
     if placement.merge_into:
         return AddFactResult(action="merged", fact_uuid=placement.merge_into, closed=closed)
@@ -145,7 +145,7 @@ def to_records(
     saves the round trip), so the counts are then only those an older graph kept on the edge."""
     edges = [(edge_from_row(row), row["subject"], row["object"]) for row in rows]
     accessed = access_stats(store, user_id, [e.uuid for e, _, _ in edges]) if access else {}
-    successor_text, turn_ids = _decorations(store, user_id, [e for e, _, _ in edges])
+    successor_text, turn_ids = _decorations(store, user_id, [e for e, _, _ in edges], known_at)
     return [_record(edge, subject, obj, now=now, known_at=known_at, accessed=accessed,
                     successor_text=successor_text, turn_ids=turn_ids) for edge, subject, obj in edges]
 
@@ -172,14 +172,16 @@ def first_records(
         if keep(_record(edge, row["subject"], row["object"], now=now, known_at=known_at, accessed={},
                         successor_text={}, turn_ids={})):
             kept.append((edge, row["subject"], row["object"]))
-    successor_text, turn_ids = _decorations(store, user_id, [e for e, _, _ in kept])
+    successor_text, turn_ids = _decorations(store, user_id, [e for e, _, _ in kept], known_at)
     return [_record(edge, subject, obj, now=now, known_at=known_at, accessed={},
                     successor_text=successor_text, turn_ids=turn_ids) for edge, subject, obj in kept]
 
 
-def _decorations(store: Store, user_id: str, edges: Sequence[FactEdge]) -> tuple[dict[str, str], dict[str, str]]:
-    """(successor uuid -> its fact text, episode uuid -> turn id) for `edges`."""
-    successors = {e.invalidated_by for e in edges if e.invalidated_by}
+def _decorations(store: Store, user_id: str, edges: Sequence[FactEdge],
+                 known_at: datetime | None = None) -> tuple[dict[str, str], dict[str, str]]:
+    """(successor uuid -> its fact text, episode uuid -> turn id) for `edges`, the successors
+    as known at `known_at` (`time.superseded_by_as_known`)."""
+    successors = {by for e in edges if (by := t.superseded_by_as_known(e, known_at))}
     successor_text = {
         row["uuid"]: row["fact"] for row in store.run(user_id, q.facts_by_uuid(sorted(successors)), read_only=True)
     } if successors else {}
@@ -193,16 +195,16 @@ def _decorations(store: Store, user_id: str, edges: Sequence[FactEdge]) -> tuple
 def _record(edge: FactEdge, subject: str, obj: str, *, now: datetime, known_at: datetime | None,
             accessed: dict[str, tuple[int, datetime | None]], successor_text: dict[str, str],
             turn_ids: dict[str, str]) -> FactRecord:
-    end = t.invalid_at_as_known(edge, known_at)
+    start, end = t.interval_as_known(edge, known_at)
     count, last = merged_access(edge.access_count, edge.last_accessed_at, accessed.get(edge.uuid))
-    superseded = edge.invalidated_by if end is not None else None
+    superseded = t.superseded_by_as_known(edge, known_at) if end is not None else None
     return FactRecord(
         uuid=edge.uuid,
         subject=subject,
         predicate=edge.name,
         object=obj,
         fact=edge.fact,
-        valid_at=edge.valid_at,
+        valid_at=start,
         invalid_at=end,
         created_at=edge.created_at,
         expired_at=edge.expired_at if known_at is None or _at_or_before(edge.expired_at, known_at) else None,

@@ -82,15 +82,15 @@ class DirectFacts:
         self.store.run(self.user, q.create_fact(edge, embedding))
 
     def merge(self, uuid: str, episodes, valid_at) -> None:
-        self.store.run(self.user, q.merge_restatement(uuid, episodes, valid_at))
+        self.store.run(self.user, q.merge_restatement(uuid, episodes, valid_at, t.now_utc()))
 
     def close(self, closure: Closure) -> None:
-        self.store.run(self.user, q.close_fact(closure))
+        self.store.run(self.user, q.close_fact(closure, t.now_utc()))
 
     def end(self, uuid: str, invalid_at, episodes) -> None:
-        self.store.run(self.user, q.end_fact(uuid, invalid_at, episodes))
+        self.store.run(self.user, q.end_fact(uuid, invalid_at, episodes, t.now_utc()))
 
-    def write(self) -> None:
+    def write(self, now: datetime) -> None:
         pass
 
 

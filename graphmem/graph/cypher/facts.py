@@ -77,10 +77,28 @@ def facts_of_subjects(pairs: Sequence[tuple[str, Sequence[str]]]) -> Query:
     )
 
 
-def close_fact(closure: Closure) -> Query:
-    """`supersession.closed` in the store: the first closure keeps the fact's own end."""
+def logged_interval(r: str = "r", changed_at: str = "changed_at") -> str:
+    """`time.logged` in Cypher: `r`'s `interval_log` with `r`'s interval appended, recorded
+    as replaced at `$changed_at` (a closed fact with an empty log gets its closure first).
+    Set it in a SET clause before the one that changes the interval."""
+    def entry(at: str, end: str, by: str) -> str:
+        sep = f" + '{t.LOG_SEPARATOR}' + "
+        return sep.join([at, f"coalesce(toString({r}.valid_at), '')", f"coalesce(toString({end}), '')",
+                         f"coalesce({by}, '')"])
+
+    log = f"coalesce({r}.interval_log, [])"
+    before = (f"CASE WHEN size({log}) = 0 AND {r}.invalidated_by IS NOT NULL AND {r}.expired_at IS NOT NULL "
+              f"THEN [{entry(f'toString({r}.expired_at)', f'{r}.own_invalid_at', 'NULL')}] ELSE {log} END")
+    return f"{before} + [{entry(f'${changed_at}', f'{r}.invalid_at', f'{r}.invalidated_by')}]"
+
+
+def close_fact(closure: Closure, changed_at: datetime) -> Query:
+    """`supersession.closed` in the store: the first closure keeps the fact's own end; the
+    interval it replaces is logged as replaced at `changed_at` (a re-closure keeps the
+    first closure's `expired_at`, so that is not the time of this change)."""
     return Query(
         "MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() "
+        f"SET r.interval_log = {logged_interval()} "
         "SET r.own_invalid_at = CASE WHEN r.invalidated_by IS NULL THEN r.invalid_at ELSE r.own_invalid_at END "
         "SET r.invalid_at = $invalid_at, r.invalidated_by = $by, r.expired_at = $expired_at",
         {
@@ -88,25 +106,31 @@ def close_fact(closure: Closure) -> Query:
             "invalid_at": t.encode(closure.invalid_at),
             "by": closure.invalidated_by,
             "expired_at": t.encode(closure.expired_at),
+            "changed_at": t.encode(changed_at),
         },
     )
 
 
-def extend_fact(extension: Extension) -> Query:
+def extend_fact(extension: Extension, changed_at: datetime) -> Query:
     """A bounded restatement ran past the fact's given end: the fact runs on to its end."""
-    return Query("MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() SET r.invalid_at = $invalid_at",
-                 {"uuid": extension.uuid, "invalid_at": t.encode(extension.invalid_at)})
+    return Query(f"MATCH ()-[r:RELATES_TO {{uuid: $uuid}}]->() SET r.interval_log = {logged_interval()} "
+                 "SET r.invalid_at = $invalid_at",
+                 {"uuid": extension.uuid, "invalid_at": t.encode(extension.invalid_at),
+                  "changed_at": t.encode(changed_at)})
 
 
-def merge_restatement(fact_uuid: str, episodes: Sequence[str], valid_at: datetime | None) -> Query:
+def merge_restatement(fact_uuid: str, episodes: Sequence[str], valid_at: datetime | None, changed_at: datetime) -> Query:
     """MERGE of a restated fact: add the new evidence; an earlier start moves the start back
-    (`supersession.moves_start_back`: a fact without a start is where it was said)."""
+    (`supersession.moves_start_back`: a fact without a start is where it was said), and the
+    interval it replaces is logged."""
+    earlier = "$valid_at IS NOT NULL AND coalesce(r.valid_at, r.reference_time, r.created_at) > $valid_at"
     return Query(
         "MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() "
+        f"SET r.interval_log = CASE WHEN {earlier} THEN {logged_interval()} ELSE r.interval_log END "
         "SET r.episodes = coalesce(r.episodes, []) + [x IN $episodes WHERE NOT x IN coalesce(r.episodes, [])], "
-        "r.valid_at = CASE WHEN $valid_at IS NOT NULL AND coalesce(r.valid_at, r.reference_time, r.created_at) > $valid_at "
-        "THEN $valid_at ELSE r.valid_at END",
-        {"uuid": fact_uuid, "episodes": list(episodes), "valid_at": t.encode(valid_at)},
+        f"r.valid_at = CASE WHEN {earlier} THEN $valid_at ELSE r.valid_at END",
+        {"uuid": fact_uuid, "episodes": list(episodes), "valid_at": t.encode(valid_at),
+         "changed_at": t.encode(changed_at)},
     )
 
 
@@ -130,12 +154,14 @@ def split_fact(split: Split, created_at: datetime) -> Query:
     )
 
 
-def end_fact(fact_uuid: str, invalid_at: datetime, episodes: Sequence[str]) -> Query:
+def end_fact(fact_uuid: str, invalid_at: datetime, episodes: Sequence[str], changed_at: datetime) -> Query:
     """'No longer': the fact's validity ends; the ending turn becomes evidence too."""
     return Query(
-        "MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() SET r.invalid_at = $invalid_at, "
+        f"MATCH ()-[r:RELATES_TO {{uuid: $uuid}}]->() SET r.interval_log = {logged_interval()} "
+        "SET r.invalid_at = $invalid_at, "
         "r.episodes = coalesce(r.episodes, []) + [x IN $episodes WHERE NOT x IN coalesce(r.episodes, [])]",
-        {"uuid": fact_uuid, "invalid_at": t.encode(invalid_at), "episodes": list(episodes)},
+        {"uuid": fact_uuid, "invalid_at": t.encode(invalid_at), "episodes": list(episodes),
+         "changed_at": t.encode(changed_at)},
     )
 
 

@@ -153,17 +153,35 @@ def entity_degrees(entity_uuids: Sequence[str]) -> Query:
     )
 
 
-def reopen(reopenings: Sequence[Reopening]) -> Query:
+def reopen(reopenings: Sequence[Reopening], logs: dict[str, list[str]]) -> Query:
     """The fact that closed these is being deleted, and so is its effect
-    (`supersession.plan_reopenings`)."""
+    (`supersession.plan_reopenings`); `logs`: each one's `interval_log` without it
+    (`time.scrub_log`)."""
     rows = [{"uuid": r.uuid, "invalid_at": t.encode(r.invalid_at), "by": r.invalidated_by,
-             "expired_at": t.encode(r.expired_at), "own": t.encode(r.own_invalid_at)} for r in reopenings]
+             "expired_at": t.encode(r.expired_at), "own": t.encode(r.own_invalid_at),
+             "log": logs.get(r.uuid, [])} for r in reopenings]
     return Query(
         "UNWIND $rows AS x MATCH ()-[r:RELATES_TO {uuid: x.uuid}]->() "
         "SET r.invalid_at = x.invalid_at, r.invalidated_by = x.by, r.expired_at = x.expired_at, "
-        "r.own_invalid_at = x.own",
+        "r.own_invalid_at = x.own, r.interval_log = x.log",
         {"rows": rows},
     )
+
+
+def logs_naming(fact_uuids: Sequence[str]) -> Query:
+    """The `interval_log` of every other fact with an entry recorded while one of these closed it."""
+    return Query(
+        "MATCH ()-[r:RELATES_TO]->() WHERE NOT r.uuid IN $f "
+        f"AND any(x IN coalesce(r.interval_log, []) WHERE split(x, '{t.LOG_SEPARATOR}')[3] IN $f) "
+        "RETURN r.uuid AS uuid, r.interval_log AS log",
+        {"f": list(fact_uuids)},
+    )
+
+
+def set_logs(rows: Sequence[dict]) -> Query:
+    """rows: {uuid, log}."""
+    return Query("UNWIND $rows AS x MATCH ()-[r:RELATES_TO {uuid: x.uuid}]->() SET r.interval_log = x.log",
+                 {"rows": list(rows)})
 
 
 def slots_of(uuids: Sequence[str]) -> Query:
