@@ -97,7 +97,8 @@ def test_python_and_cypher_predicates_agree(memory):
                 }
                 if k is not None:
                     exprs["known_at"] = t.known_at_cypher("r", "k")
-                cypher = "WITH $r AS r RETURN " + ", ".join(f"{v} AS {n}" for n, v in exprs.items())
+                bound = "" if k is None else f"WITH r, {t.replaced_fields_cypher('r', 'k')} AS rf "
+                cypher = f"WITH $r AS r {bound}RETURN " + ", ".join(f"{v} AS {n}" for n, v in exprs.items())
                 [row] = memory.store.run("twin", Query(cypher, {"r": as_props(e), "t": t.encode(d(tt)), "k": t.encode(k)}))
                 assert row["true_at"] == t.is_true_at(e, d(tt), k), (e, tt, kk)
                 assert row["current"] == t.is_current(e)

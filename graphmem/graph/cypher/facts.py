@@ -168,21 +168,18 @@ def end_fact(fact_uuid: str, invalid_at: datetime, episodes: Sequence[str], chan
 def facts_at(valid_at: datetime, known_at: datetime | None, subject_key: str | None = None) -> Query:
     """Facts true at `valid_at` as graphmem knew them at `known_at` (None = now),
     optionally only those whose subject has the normalised name `subject_key`."""
-    where = [t.true_at_cypher("r", "t", "k" if known_at is not None else None)]
     params: dict[str, Any] = {"t": t.encode(valid_at)}
     match = "MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity)"
     if subject_key is not None:
         match = "MATCH (s:Entity {normalized_name: $subject})-[r:RELATES_TO]->(o:Entity)"
         params["subject"] = subject_key
-    if known_at is not None:
-        where.append(t.known_at_cypher("r", "k"))
-        params["k"] = t.encode(known_at)
+    if known_at is None:
+        where = f"{t.true_at_cypher('r', 't')} AND NOT (toString(r.expired_at) IS NOT NULL AND r.invalidated_by IS NULL)"
     else:
-        where.append("NOT (toString(r.expired_at) IS NOT NULL AND r.invalidated_by IS NULL)")
-    return Query(
-        f"{match} WHERE {' AND '.join(where)} RETURN {FACT_VIEW} ORDER BY r.valid_at, r.created_at",
-        params,
-    )
+        params["k"] = t.encode(known_at)
+        where = (f"{t.known_at_cypher('r', 'k')} WITH s, r, o, {t.replaced_fields_cypher('r', 'k')} AS rf "
+                 f"WHERE {t.true_at_cypher('r', 't', 'k', 'rf')}")
+    return Query(f"{match} WHERE {where} RETURN {FACT_VIEW} ORDER BY r.valid_at, r.created_at", params)
 
 
 def facts_by_uuid(uuids: Sequence[str]) -> Query:
