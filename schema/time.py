@@ -168,10 +168,10 @@ def scrub_log(log: Sequence[str] | None, gone: Set[str], reopened: bool) -> list
 
     A run of entries recorded while a gone fact was the closer, with the entry of that
     closure before it, becomes one entry at the run's last time holding what the closure
-    had replaced: the next closer then replaced the interval the fact had before the gone
-    one. A fact being re-opened (`reopened`: its closer is gone and nothing changed it
-    since) loses the entry of that closure. Changes made while a gone fact was the closer
-    are not told apart any more; no entry keeps a gone fact's uuid or dates."""
+    had replaced: the change then (a later start, the next closer) replaced the interval
+    the fact had before the gone one. A fact being re-opened (`reopened`: its closer is
+    gone) whose last entry is that closure loses it. Changes made while a gone fact was
+    the closer are not told apart any more; no entry keeps a gone fact's uuid or dates."""
     entries = [entry.split(LOG_SEPARATOR) for entry in log or ()]
     out: list[list[str]] = []
     i = 0
@@ -184,8 +184,7 @@ def scrub_log(log: Sequence[str] | None, gone: Set[str], reopened: bool) -> list
         while j < len(entries) and _closer(entries[j]) in gone:
             j += 1
         closure = out.pop() if out else [entries[i][0], entries[i][1], "", ""]
-        if j < len(entries) or not reopened:
-            out.append([entries[j - 1][0], *closure[1:]])
+        out.append([entries[j - 1][0], *closure[1:]])
         i = j
     if reopened and out and entries and out[-1] is entries[-1]:
         out.pop()  # the last entry, untouched: the gone fact's closure, with nothing after it

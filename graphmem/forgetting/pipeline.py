@@ -29,6 +29,7 @@ running `finish` again on the next open.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import logging
 import re
@@ -51,7 +52,7 @@ from graphmem.graph.llm_cache import LLMCache
 from graphmem.graph.inspect import Inspector
 from graphmem.schema.errors import InvalidInput, StoreError
 from graphmem.schema import time as t
-from graphmem.schema.models import normalize_name
+from graphmem.schema.models import FactEdge, normalize_name
 from graphmem.schema.supersession import Reopening, plan_reopenings
 from graphmem.graph.fact_repository import edge_from_row
 from graphmem.graph.store import Store
@@ -466,8 +467,18 @@ def plan_reopening(store: Store, user_id: str, reopen: Sequence[str], gone: set[
     for row in store.run(user_id, q.facts_of_slots(slots), read_only=True) if slots else ():
         by_slot.setdefault((row["slot_source"], row["slot"]), []).append(edge_from_row(row))
     reopenings = [r for slot in by_slot.values() for r in plan_reopenings(slot, gone)]
-    logs = {e.uuid: e.interval_log for slot in by_slot.values() for e in slot}
-    return reopenings, {r.uuid: t.scrub_log(logs.get(r.uuid), gone, reopened=True) for r in reopenings}
+    facts = {e.uuid: e for slot in by_slot.values() for e in slot}
+    return reopenings, {r.uuid: reopened_log(facts[r.uuid], r, gone) for r in reopenings}
+
+
+def reopened_log(fact: FactEdge, reopening: Reopening, gone: set[str]) -> list[str]:
+    """`fact`'s log without the gone facts (`time.scrub_log`), and, when a kept fact closes it
+    now, that closure in its place by time: before it the fact had its own end, so *known at
+    K* before the closure does not read it (a log that is not empty has no other rule for it)."""
+    log = t.scrub_log(fact.interval_log, gone, reopened=True)
+    if reopening.invalidated_by is not None and reopening.expired_at is not None:
+        bisect.insort(log, t.log_entry(reopening.expired_at, fact.valid_at, reopening.own_invalid_at))
+    return log
 
 
 def purge(store: Store, user_id: str, moment: datetime) -> int:

@@ -167,3 +167,29 @@ def as_known(fact) -> tuple:
     in place, so K reads today's list (README "Time semantics")."""
     key = version_key(fact)
     return key[:7] + key[8:]
+
+
+def test_forgetting_a_closer_keeps_what_kept_facts_changed_while_it_closed(memory):
+    """Beijing from 2020, closed by Shanghai, then restated from 2019 (its start moved back while
+    Shanghai closed it); Shanghai forgotten: before the restatement, 2019 is still not Beijing."""
+    memory.add_fact("u", "u", "lives_in", "Beijing", valid_at="2020-01-01")
+    shanghai = memory.add_fact("u", "u", "lives_in", "Shanghai", valid_at="2021-01-01")
+    k = moment()
+    memory.add_fact("u", "u", "lives_in", "Beijing", valid_at="2019-01-01")
+    memory.forget("u", {"fact": shanghai.fact_uuid})
+    assert objects(memory.facts("u", valid_at="2019-06-01", known_at=k)) == []
+    assert objects(memory.facts("u", valid_at="2019-06-01")) == ["Beijing"]
+
+
+def test_a_fact_reopened_and_closed_by_a_kept_fact_reads_open_before_that(memory):
+    """Beijing (restated, so its log holds an entry), Shanghai, Tokyo; Shanghai forgotten: Beijing
+    ends at Tokyo now, but as known before Shanghai and Tokyo were said it was open."""
+    memory.add_fact("u", "u", "lives_in", "Beijing", valid_at="2020-01-01")
+    memory.add_fact("u", "u", "lives_in", "Beijing", valid_at="2019-01-01")
+    k = moment()
+    shanghai = memory.add_fact("u", "u", "lives_in", "Shanghai", valid_at="2021-01-01")
+    memory.add_fact("u", "u", "lives_in", "Tokyo", valid_at="2022-01-01")
+    memory.forget("u", {"fact": shanghai.fact_uuid})
+    assert objects(memory.facts("u", valid_at="2023-06-01", known_at=k)) == ["Beijing"]
+    assert objects(memory.facts("u", valid_at="2023-06-01")) == ["Tokyo"]
+    assert objects(memory.facts("u", valid_at="2021-06-01")) == ["Beijing"]

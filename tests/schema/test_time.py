@@ -153,4 +153,6 @@ def test_scrubbing_a_forgotten_closer_keeps_what_its_closure_replaced():
     reopened = [t.log_entry(d(12), d(10), d(40)), t.log_entry(d(15), d(10), None)]  # closed by G at 15
     assert t.scrub_log(reopened, {"G"}, reopened=True) == [t.log_entry(d(12), d(10), d(40))]
     assert t.scrub_log(log, {"other"}, reopened=False) == log
+    moved_back = [t.log_entry(d(2), d(10), None), t.log_entry(d(6), d(10), d(20), "G")]  # then re-opened
+    assert t.scrub_log(moved_back, {"G"}, reopened=True) == [t.log_entry(d(6), d(10), None)]
     assert t.scrub_log(None, {"G"}, reopened=True) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from functools import lru_cache
@@ -35,41 +36,28 @@ def entity_named(name_or_uuid: str, key: str) -> Query:
     )
 
 
-MAX_SPELLINGS = 64
-
-
 @lru_cache(maxsize=1)
-def _folded_from() -> dict[str, tuple[str, ...]]:
+def _folded_runs() -> tuple[str, ...]:
     """Each string case folding makes of one character that it turns into several ("ss" of
-    "ß" and "ẞ", "fi" of "ﬁ"), with those characters."""
-    sources: dict[str, list[str]] = {}
-    for code in range(sys.maxunicode + 1):
-        folded = chr(code).casefold()
-        if len(folded) > 1:
-            sources.setdefault(folded, []).append(chr(code))
-    return {folded: tuple(chars) for folded, chars in sources.items()}
+    "ß" and "ẞ", "fi" of "ﬁ"), longest first."""
+    runs = {folded for code in range(sys.maxunicode + 1) if len(folded := chr(code).casefold()) > 1}
+    return tuple(sorted(runs, key=len, reverse=True))
 
 
 def spellings(needle: str) -> list[str]:
-    """The needle as typed, lower-cased and case-folded, and its folded form with each run a
-    single character folds into spelled as that character, for the *_containing queries to
-    lower again with Cypher's toLower. Neither Python lowering is Cypher's ("Hauptstraße" folds
-    to "hauptstrasse"; toLower makes "ΣΩΚΡΆΤΗΣ" end in "σ" where Python writes the final "ς"),
-    and Cypher cannot fold: "STRASSE" must also look for "straße", or a text saying
-    "Hauptstraße" is never narrowed to (`has_words` then decides on the folded forms). At most
-    `MAX_SPELLINGS`."""
+    """The needle as typed, lower-cased and case-folded, for the *_containing queries to lower
+    again with Cypher's toLower: neither Python lowering is Cypher's ("Hauptstraße" folds to
+    "hauptstrasse"; toLower makes "ΣΩΚΡΆΤΗΣ" end in "σ" where Python writes the final "ς"), and
+    a needle lowered one way only once narrowed to nothing. Cypher cannot fold, so when the
+    folded needle holds a run one character folds into ("STRASSE" is also "straße"), the
+    longest part of it without such a run is looked for too, and `has_words` decides on the
+    folded forms (before, spelling each run every way made too many forms to send)."""
     found = {needle, needle.lower(), needle.casefold()}
-    todo, forms = [needle.casefold()], {needle.casefold()}
-    while todo and len(forms) < MAX_SPELLINGS:
-        form = todo.pop()
-        for folded, chars in _folded_from().items():
-            for at in (i for i in range(len(form)) if form.startswith(folded, i)):
-                for char in chars:
-                    respelled = form[:at] + char + form[at + len(folded):]
-                    if respelled not in forms:
-                        forms.add(respelled)
-                        todo.append(respelled)
-    return sorted(found) + sorted(forms - found)[:MAX_SPELLINGS - len(found)]
+    folded = needle.casefold()
+    runs = [run for run in _folded_runs() if run in folded]
+    if runs:
+        found.add(max(re.split("|".join(map(re.escape, runs)), folded), key=len))
+    return sorted(found)
 
 
 def entities_containing(needle: str) -> Query:
