@@ -81,8 +81,8 @@ def _apply(replay: SlotReplay, index: int, incoming: Incoming, placement: Placem
     _place(replay, index, incoming, placement)
     for uuid, old in before.items():
         fact = replay.facts[uuid]
-        if fact is not old:
-            replay.facts[uuid] = fact.model_copy(update={"interval_log": t.logged(old, fact, incoming.now)})
+        if fact is not old and (log := t.logged(old, fact, incoming.now)) is not fact.interval_log:
+            replay.facts[uuid] = fact.model_copy(update={"interval_log": log})
 
 
 def _place(replay: SlotReplay, index: int, incoming: Incoming, placement: Placement) -> None:

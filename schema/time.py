@@ -123,6 +123,8 @@ class Temporal(Protocol):
     created_at: datetime
     expired_at: datetime | None
     invalidated_by: str | None
+    own_invalid_at: datetime | None
+    interval_log: list[str] | None
 
 
 LOG_SEPARATOR = "|"
@@ -137,7 +139,7 @@ def log_entry(changed_at: datetime, valid_at: datetime | None, invalid_at: datet
 def _replaced_after(edge: Temporal, k: datetime) -> list[str] | None:
     """The fields of the first logged change after K: changed, valid, invalid, closer."""
     key = encode(k)
-    for entry in getattr(edge, "interval_log", None) or ():
+    for entry in edge.interval_log or ():
         fields = entry.split(LOG_SEPARATOR)
         if fields[0] > key:
             return fields
@@ -152,15 +154,11 @@ def logged(before: Temporal, after: Temporal, changed_at: datetime) -> list[str]
     the end it had then (`interval_as_known`'s rule for it). Pure."""
     if (before.valid_at, before.invalid_at, before.invalidated_by) == (after.valid_at, after.invalid_at,
                                                                         after.invalidated_by):
-        return getattr(after, "interval_log", None)
-    entries = list(getattr(before, "interval_log", None) or ())
+        return after.interval_log
+    entries = list(before.interval_log or ())
     if not entries and before.invalidated_by is not None and before.expired_at is not None:
-        entries.append(log_entry(before.expired_at, before.valid_at, getattr(before, "own_invalid_at", None)))
+        entries.append(log_entry(before.expired_at, before.valid_at, before.own_invalid_at))
     return entries + [log_entry(changed_at, before.valid_at, before.invalid_at, before.invalidated_by)]
-
-
-def _closer(fields: Sequence[str]) -> str:
-    return fields[3] if len(fields) > 3 else ""
 
 
 def scrub_log(log: Sequence[str] | None, gone: Set[str], reopened: bool) -> list[str]:
@@ -176,12 +174,12 @@ def scrub_log(log: Sequence[str] | None, gone: Set[str], reopened: bool) -> list
     out: list[list[str]] = []
     i = 0
     while i < len(entries):
-        if _closer(entries[i]) not in gone:
+        if entries[i][3] not in gone:
             out.append(entries[i])
             i += 1
             continue
         j = i
-        while j < len(entries) and _closer(entries[j]) in gone:
+        while j < len(entries) and entries[j][3] in gone:
             j += 1
         closure = out.pop() if out else [entries[i][0], entries[i][1], "", ""]
         out.append([entries[j - 1][0], *closure[1:]])
@@ -191,20 +189,24 @@ def scrub_log(log: Sequence[str] | None, gone: Set[str], reopened: bool) -> list
     return [LOG_SEPARATOR.join(fields) for fields in out]
 
 
-def interval_as_known(edge: Temporal, k: datetime | None) -> tuple[datetime | None, datetime | None]:
-    """(valid_at, invalid_at) as recorded at K (None: as recorded now): the interval the
-    first change after K replaced (`interval_log`), else the stored one. A fact stored
-    before the log existed and closed after K reads the end it had before that closure."""
+def as_known(edge: Temporal, k: datetime | None) -> tuple[datetime | None, datetime | None, str | None]:
+    """(valid_at, invalid_at, the fact that had closed it) as recorded at K (None: now): what
+    the first change after K replaced (`interval_log`), else what is stored. A fact closed
+    after K with an empty log (stored before the log existed) reads the end it had before
+    that closure, and no closer."""
     if k is None:
-        return edge.valid_at, edge.invalid_at
+        return edge.valid_at, edge.invalid_at, edge.invalidated_by
     replaced = _replaced_after(edge, k)
     if replaced is not None:
-        return decode(replaced[1]), decode(replaced[2])
-    log = getattr(edge, "interval_log", None)
-    closed_later = edge.invalidated_by is not None and edge.expired_at is not None and edge.expired_at > k
-    if not log and closed_later:
-        return edge.valid_at, getattr(edge, "own_invalid_at", None)
-    return edge.valid_at, edge.invalid_at
+        return decode(replaced[1]), decode(replaced[2]), replaced[3] or None
+    if edge.invalidated_by is not None and edge.expired_at is not None and edge.expired_at > k:
+        return edge.valid_at, edge.invalid_at if edge.interval_log else edge.own_invalid_at, None
+    return edge.valid_at, edge.invalid_at, edge.invalidated_by if edge.expired_at is not None else None
+
+
+def interval_as_known(edge: Temporal, k: datetime | None) -> tuple[datetime | None, datetime | None]:
+    """(valid_at, invalid_at) as recorded at K (`as_known`)."""
+    return as_known(edge, k)[:2]
 
 
 def is_current(edge: Temporal) -> bool:
@@ -288,21 +290,19 @@ def current_cypher(r: str = "r") -> str:
 
 
 def superseded_by_as_known(edge: Temporal, k: datetime | None) -> str | None:
-    """The fact that had closed this one at K (None = now), if any."""
-    if k is None:
-        return edge.invalidated_by
-    replaced = _replaced_after(edge, k)
-    if replaced is not None:
-        return replaced[3] if len(replaced) > 3 and replaced[3] else None
-    if edge.invalidated_by is None or edge.expired_at is None or edge.expired_at > k:
-        return None
-    return edge.invalidated_by
+    """The fact that had closed this one at K (None = now), if any (`as_known`)."""
+    return as_known(edge, k)[2]
 
 
 def status_of(edge: Temporal, now: datetime, k: datetime | None = None) -> str:
     """'superseded' (closed by a newer fact), 'ended' (validity over), or 'current'."""
-    end = invalid_at_as_known(edge, k)
-    if superseded_by_as_known(edge, k) is not None and end is not None:
+    _, end, closer = as_known(edge, k)
+    return status(end, closer, now)
+
+
+def status(end: datetime | None, closer: str | None, now: datetime) -> str:
+    """`status_of` for an end and closer already read as known (`as_known`)."""
+    if closer is not None and end is not None:
         return "superseded"
     if end is not None and end <= now:
         return "ended"

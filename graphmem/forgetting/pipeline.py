@@ -433,12 +433,13 @@ def apply(store: Store, intent: journal.Intent) -> None:
     """The graph writes of an intent, in an order that is safe to repeat from any point."""
     run_query = lambda query: store.run(intent.user_id, query)  # noqa: E731
     run_query(cq.delete_communities())  # derived, and labelled with entity names
+    gone = set(intent.facts)
     if intent.reopen:
-        reopenings, logs = plan_reopening(store, intent.user_id, intent.reopen, set(intent.facts))
+        reopenings, logs = plan_reopening(store, intent.user_id, intent.reopen, gone)
         if reopenings:
             run_query(fq.reopen(reopenings, logs))
     if intent.facts:
-        scrubbed = [{"uuid": row["uuid"], "log": t.scrub_log(row["log"], set(intent.facts), reopened=False)}
+        scrubbed = [{"uuid": row["uuid"], "log": t.scrub_log(row["log"], gone, reopened=False)}
                     for row in run_query(fq.logs_naming(intent.facts))]
         if scrubbed:
             run_query(fq.set_logs(scrubbed))

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
-from redis.backoff import ConstantBackoff
+from redis.backoff import ConstantBackoff, NoBackoff
 from redis.retry import Retry
 
 from graphmem.schema.errors import ConfigError, StoreError
@@ -117,7 +117,7 @@ class RetryRefused(Retry):
                 fail(error, failures) if with_count else fail(error)
                 if not _refused(error) or failures > self._retries:
                     raise
-                time.sleep(REFUSED_DELAY_S)
+                time.sleep(self._backoff.compute(failures))
 
 
 SERVER_DIR_FILES = ("redis.config", "redis.log", "redis.pid", "redis.socket")
@@ -282,8 +282,6 @@ def stop_server(socket_file: str, pidfile: Path) -> None:
 
 def _send_shutdown(socket_file: str) -> bool:
     """``SHUTDOWN NOSAVE``; True when the server accepted it (and hung up)."""
-    from redis.backoff import NoBackoff
-
     conn = redis.Redis(unix_socket_path=socket_file, retry=Retry(NoBackoff(), 0), socket_timeout=STOP_TIMEOUT_S)
     try:
         conn.execute_command("SHUTDOWN", "NOSAVE")

@@ -195,9 +195,9 @@ def _decorations(store: Store, user_id: str, edges: Sequence[FactEdge],
 def _record(edge: FactEdge, subject: str, obj: str, *, now: datetime, known_at: datetime | None,
             accessed: dict[str, tuple[int, datetime | None]], successor_text: dict[str, str],
             turn_ids: dict[str, str]) -> FactRecord:
-    start, end = t.interval_as_known(edge, known_at)
+    start, end, closer = t.as_known(edge, known_at)
     count, last = merged_access(edge.access_count, edge.last_accessed_at, accessed.get(edge.uuid))
-    superseded = t.superseded_by_as_known(edge, known_at) if end is not None else None
+    superseded = closer if end is not None else None
     return FactRecord(
         uuid=edge.uuid,
         subject=subject,
@@ -208,7 +208,7 @@ def _record(edge: FactEdge, subject: str, obj: str, *, now: datetime, known_at: 
         invalid_at=end,
         created_at=edge.created_at,
         expired_at=edge.expired_at if known_at is None or _at_or_before(edge.expired_at, known_at) else None,
-        status=t.status_of(edge, now, known_at),
+        status=t.status(end, closer, now),
         superseded_by=superseded,
         superseded_by_fact=successor_text.get(superseded) if superseded else None,
         episodes=tuple(edge.episodes),
