@@ -225,8 +225,15 @@ class FactEdge(GraphModel):
         self.slot = scoped_slot(self.slot, self.scope)
 
     def order_key(self) -> datetime:
-        """Where this fact starts on the timeline when ``valid_at`` is unknown."""
-        return self.valid_at or self.reference_time or self.created_at
+        """Where this fact starts on the timeline when ``valid_at`` is unknown: when it was
+        said, or its own end when that came first ("Oslo until 2020", said in 2024, began
+        before 2020; placed where it was said, it closed the home held since 2021).
+        Twin: `cypher.facts.ORDER_KEY`."""
+        if self.valid_at is not None:
+            return self.valid_at
+        said = self.reference_time or self.created_at
+        end = self.invalid_at if self.invalidated_by is None else self.own_invalid_at
+        return end if end is not None and end < said else said
 
 
 class MentionsEdge(GraphModel):

@@ -72,3 +72,30 @@ def test_a_restatement_is_never_listed_twice_at_one_instant(memory):
     assert at(memory, "u", "2024-03-15") == ["Oslo"]
     assert at(memory, "u", "2024-02-01") == ["Oslo"]
     assert at(memory, "u", "2024-05-01") == ["Lima"]
+
+
+def test_a_fact_said_after_its_end_does_not_close_the_value_that_began_later(memory):
+    """An undated fact whose end has passed began before that end: placed where it was
+    said, "Oslo until June 2020" closed the home held since 2021 (`FactEdge.order_key`)."""
+    memory.add_fact("u", "u", "lives_in", "Berlin", valid_at="2021-03-01")
+    memory.add_fact("u", "u", "lives_in", "Oslo", invalid_at="2020-06-01")
+    assert at(memory, "u", None) == ["Berlin"]
+    assert at(memory, "u", "2019-01-01") == ["Oslo"]
+    assert at(memory, "u", "2020-09-01") == []
+
+
+def test_a_dated_restatement_gives_a_fact_said_after_its_end_its_start(memory):
+    memory.add_fact("u", "u", "lives_in", "Oslo", invalid_at="2020-06-01")
+    assert memory.add_fact("u", "u", "lives_in", "Oslo", valid_at="2018-01-01").action == "merged"
+    assert spans(memory, "u") == [("Oslo", "2018-01-01", "2020-06-01")]
+    assert at(memory, "u", "2017-01-01") == []
+
+
+def test_a_restatement_after_the_end_of_a_fact_said_later_is_a_new_interval(memory):
+    """Placed where it was said (2030), the ended fact took the 2022 statement in and
+    moved its start past its own end (`cypher.facts.ORDER_KEY` is the store's twin)."""
+    memory.add_fact("u", "u", "lives_in", "Oslo", invalid_at="2020-06-01", reference_time="2030-01-01")
+    assert memory.add_fact("u", "u", "lives_in", "Oslo", valid_at="2022-01-01").action == "added"
+    assert sorted((v.valid_at is not None, v.invalid_at is not None) for v in memory.history("u", "u").versions) == [
+        (False, True), (True, False)]
+    assert at(memory, "u", "2021-01-01") == []

@@ -119,11 +119,18 @@ def extend_fact(extension: Extension, changed_at: datetime) -> Query:
                   "changed_at": t.encode(changed_at)})
 
 
+_SAID = "coalesce(r.reference_time, r.created_at)"
+_OWN_END = "CASE WHEN r.invalidated_by IS NULL THEN r.invalid_at ELSE r.own_invalid_at END"
+# `FactEdge.order_key` of fact edge r: its start, else when it was said, or its own end when that came first
+ORDER_KEY = (f"coalesce(r.valid_at, CASE WHEN {_OWN_END} IS NOT NULL AND {_OWN_END} < {_SAID} THEN {_OWN_END} "
+             f"ELSE {_SAID} END)")
+
+
 def merge_restatement(fact_uuid: str, episodes: Sequence[str], valid_at: datetime | None, changed_at: datetime) -> Query:
     """MERGE of a restated fact: add the new evidence; an earlier start moves the start back
     (`supersession.moves_start_back`: a fact without a start is where it was said), and the
     interval it replaces is logged."""
-    earlier = "$valid_at IS NOT NULL AND coalesce(r.valid_at, r.reference_time, r.created_at) > $valid_at"
+    earlier = f"$valid_at IS NOT NULL AND {ORDER_KEY} > $valid_at"
     return Query(
         "MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() "
         f"SET r.interval_log = CASE WHEN {earlier} THEN {logged_interval()} ELSE r.interval_log END "
