@@ -42,6 +42,7 @@ class Draft:
     dated: bool = True
     closes_only: bool = False  # an ending the graph keeps only if it closes an open fact
     ends_any: bool = False  # an ending naming no value ("I'm single again"): closes the one open fact of its kind
+    bounded_only: bool = False  # kept only when its clause states its interval ("I worked at Acme from 2018 to 2022")
 
 
 class Sentence:

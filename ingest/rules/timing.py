@@ -14,6 +14,7 @@ from datetime import datetime
 
 from graphmem.ingest.extraction import ExtractedFact
 from graphmem.ingest.rules.drafts import Draft, Sentence
+from graphmem.ingest.rules.intervals import past_end, ranges
 from graphmem.parsing.dates import TimeRange, resolve
 
 __all__ = ["add_group"]
@@ -24,8 +25,16 @@ def add_group(drafts: list[Draft], s: Sentence, session: datetime, facts: list[E
     from it points at the earlier copy."""
     index: list[int] = []
     for draft in drafts:
-        fact = _finish(draft, _when(draft, s, session), session, [index[i] for i in draft.derived_from])
-        expires = _until(draft, s, session)
+        derived = [index[i] for i in draft.derived_from if index[i] >= 0]
+        bounded = _interval(draft, s, session)
+        if bounded is None and draft.bounded_only:
+            index.append(-1)
+            continue
+        if bounded is not None:
+            fact = _finish_interval(draft, *bounded, session, derived)
+        else:
+            fact = _finish(draft, _when(draft, s, session), session, derived)
+        expires = _until(draft, s, session) if bounded is None else None
         if expires is not None and draft.kind != "end":
             fact = fact.model_copy(update={"expires_at": expires})
         key = (fact.subject.lower(), fact.predicate, fact.object.lower(), fact.valid_at, fact.invalid_at)
@@ -67,16 +76,60 @@ def _dates_earlier_clause(text: str, left: int, time_end: int, draft_end: int) -
 
 
 def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:
-    """'... until Friday': the fact holds until then, so it expires then (ARCHITECTURE §7)."""
+    """'... until Friday': the fact holds until then, so it expires then (ARCHITECTURE §7).
+    An "until" that has passed is an end (`_interval`), never an expiry: a fact expired
+    in the past leaves search at once and `purge` deletes it."""
     if not s.spans:
         return None
     left, right = s.clause(*draft.span)
     for span in s.spans:
         if span.start >= left and span.end <= right and UNTIL.match(span.expression):
+            if past_end(span.expression, s.text[left:right], session) is not None:
+                return None
             found = resolve(UNTIL.sub("", span.expression).strip() or span.expression, session, "future")
             if found is not None:
                 return found.end or found.start
     return None
+
+
+# a past form whose interval is stated is the slot's own history: "I lived in Oslo from 2015 to 2020"
+# is where the speaker lived then, the answer to "where did I live in 2018?"
+PAST_FORMS = {"LIVED_IN": "LIVES_IN", "WORKED_AT": "WORKS_AT"}
+
+
+def _interval(draft: Draft, s: Sentence, session: datetime) -> tuple[TimeRange | None, TimeRange] | None:
+    """(first period or None, last period) of the interval a state's clause states: a range
+    ("from 2015 to 2020", "between 2019 and 2021", "2015-2019"), in the clause or opening the
+    sentence before it ("From 2015 to 2020, I lived in Oslo"), or an "until" that has passed,
+    with the clause's own start if it has one ("since 2015 ... until 2020")."""
+    if draft.kind != "state" or not draft.dated:
+        return None
+    left, right = s.clause(*draft.span)
+    for found in ranges(s.text, session):
+        inside = found.start_pos >= left and found.end_pos <= right
+        opening = found.start_pos == 0 and found.end_pos <= draft.span[0] and s.text[found.end_pos:left].strip() in ("", ",")
+        if inside or opening:
+            return found.first, found.last
+    for span in s.spans:
+        if span.start >= left and span.end <= right and UNTIL.match(span.expression):
+            end = past_end(span.expression, s.text[left:right], session)
+            if end is not None:
+                start = _when(draft, s, session)
+                return (start if start is not None and start.start < end.end else None), end
+    return None
+
+
+def _finish_interval(draft: Draft, first: TimeRange | None, last: TimeRange, session: datetime,
+                     derived: list[int]) -> ExtractedFact:
+    """A state with its stated interval: from the start of `first` (unknown without one) to the end of
+    `last`. Without a start it reads as an ending ("I lived in Oslo until 2020" closes the open Oslo)."""
+    said = f"from {first.label()} until {last.label()}" if first is not None else f"until {last.label()}"
+    predicate = PAST_FORMS.get(draft.predicate, draft.predicate)
+    fact = _finish(draft, None, session, derived)
+    return fact.model_copy(update={
+        "predicate": predicate, "fact": f"{fact.fact[:-1]} ({said}).",
+        "valid_at": _moment(first, session) if first is not None else None, "invalid_at": last.end,
+        "single_valued": draft.single_valued or predicate != draft.predicate})
 
 
 def _moment(when: TimeRange, session: datetime) -> datetime:

@@ -10,7 +10,7 @@ import graphmem.ingest.rules as rules_package
 from graphmem.ingest.rules import extractor
 from graphmem.ingest.rules.drafts import Rule
 
-CORE = {"drafts", "entities", "extractor", "grammar", "text", "timing"}
+CORE = {"drafts", "entities", "extractor", "grammar", "intervals", "text", "timing"}
 
 
 def test_every_topic_module_is_registered_and_every_core_module_is_not():

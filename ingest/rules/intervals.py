@@ -1,0 +1,96 @@
+"""Intervals a clause states in full: "from 2015 to 2020", "between May 2019 and
+March 2021", "2015-2019", and a past end, "until June 2020".
+
+Why a module of its own: `parsing.dates` finds single expressions, and a bare
+year or month only after a preposition it knows ("in 2020", "since May"); the
+second half of a range ("to 2020", "and March 2021") is none of these, and
+reading it as a start or an expiry got the interval wrong: "I lived in Oslo
+from 2015 to 2020" was read as living there since 2015, and "until June 2020"
+as an expiry in the past, which hides the fact at once and lets `purge` delete
+it (ARCHITECTURE §7).
+
+Pure functions of the text and the session time; `rules.timing` decides which
+draft an interval belongs to.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import NamedTuple
+
+from graphmem.parsing.dates import TimeRange, resolve
+
+__all__ = ["Interval", "ranges", "past_end"]
+
+_OPEN = re.compile(r"\b(?:from|between)\s+", re.IGNORECASE)
+_JOIN = re.compile(r"\s*(?:to|until|till|til|through|thru|and|-|\u2013|\u2014)\s*", re.IGNORECASE)
+_BETWEEN = re.compile(r"between", re.IGNORECASE)
+_YEARS = re.compile(r"(?<![\w-])((?:19|20)\d\d)\s*[-\u2013]\s*((?:19|20)\d\d)(?![\w-])")
+_WORD = re.compile(r"[\w']+")
+# a weekly routine is no interval of a life: "I work at Acme from Monday to Friday"
+_ROUTINE = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:weekends?|today|tomorrow|tonight|"
+                      r"morning|afternoon|evening|night)\b", re.IGNORECASE)
+MAX_WORDS = 4  # "the end of March 2021" is the longest either half needs
+# the clause speaks of the past: "I was at Acme till March" means last March, "I'm at Acme till March" the next
+PAST_TENSE = re.compile(r"\b(?:was|were|lived|worked|stayed|studied|dated|had|owned|used\s+to|spent|kept|ran|"
+                        r"taught|rented|shared|attended)\b", re.IGNORECASE)
+
+
+class Interval(NamedTuple):
+    """A stated interval: where it is in the text, its first period and its last."""
+
+    start_pos: int
+    end_pos: int
+    first: TimeRange
+    last: TimeRange
+
+
+def _times(text: str, pos: int, session: datetime) -> list[tuple[int, TimeRange]]:
+    """(end position, period) of each run of 1-4 words at `pos` that reads as a time, shortest first."""
+    if not re.match(r"\s*[\w']", text[pos:]):
+        return []
+    ends = [m.end() for m in _WORD.finditer(text, pos, min(len(text), pos + 60))][:MAX_WORDS]
+    found = ((end, resolve(text[pos:end], session, "past")) for end in ends if not _ROUTINE.search(text, pos, end))
+    return [(end, period) for end, period in found if period is not None and period.end is not None]
+
+
+def ranges(text: str, session: datetime) -> list[Interval]:
+    """Every "from X to Y", "between X and Y" and "YYYY-YYYY" in `text` whose two halves read as
+    times, the first before the last ("between May and July" of the same year).
+
+    Example: ranges("I lived in Oslo from 2015 to 2020.", session) -> one Interval,
+    2015 to 2020 (first = the year 2015, last = the year 2020).
+    """
+    out = []
+    for m in _OPEN.finditer(text):
+        between = _BETWEEN.match(m[0]) is not None
+        for first_end, first in _times(text, m.end(), session):
+            join = _JOIN.match(text, first_end)
+            if join is None or (join[0].strip().lower() == "and") != between:
+                continue
+            lasts = _times(text, join.end(), session)
+            if lasts and first.start < lasts[-1][1].end:
+                out.append(Interval(m.start(), lasts[-1][0], first, lasts[-1][1]))
+            break
+    for m in _YEARS.finditer(text):
+        a, b = resolve(m[1], session, "past"), resolve(m[2], session, "past")
+        if a is not None and b is not None and a.start < b.start:
+            out.append(Interval(m.start(), m.end(), a, b))
+    return sorted(out)
+
+
+def past_end(expression: str, clause: str, session: datetime) -> TimeRange | None:
+    """The period an "until ..." expression names when it has passed (None when it is still
+    ahead, which makes it an expiry), its end never after the session that tells of it:
+    "until June 2020" -> June 2020 (the fact ends on 1 July 2020); "till March" in a past-tense
+    clause -> the last March."""
+    said = re.sub(r"^\s*(?:until|till|til|up\s+until|up\s+till)\s+", "", expression, flags=re.IGNORECASE)
+    past = PAST_TENSE.search(clause) is not None
+    found = resolve(said, session, "past" if past else "future")
+    if found is None or found.start >= session:
+        return None
+    end = found.end or found.start
+    if end > session and not past:
+        return None
+    return found.model_copy(update={"end": min(end, session)})
