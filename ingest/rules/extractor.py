@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -17,12 +18,13 @@ from graphmem.ingest.extraction import ExtractedFact, Extraction, Extractor, Tur
 from graphmem.ingest.rules import (
     changes, events, family, habits, health, hobbies, idioms, implied, pets, plans, possessions, preferences, presupposed,
     residence, roles, study, work)
-from graphmem.ingest.rules.drafts import Rule, Sentence
+from graphmem.ingest.rules.drafts import Draft, Rule, Sentence
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES, entities, mentioned_before
 from graphmem.ingest.rules import grammar
 from graphmem.ingest.rules.grammar import NAME, STOP_NAMES
+from graphmem.ingest.rules.intervals import present_twin
 from graphmem.ingest.rules.text import normalise, split_sentences
-from graphmem.ingest.rules.timing import add_group
+from graphmem.ingest.rules.timing import add_group, stated_interval
 from graphmem.schema.errors import InvalidInput
 
 __all__ = ["HANDLERS", "TOPICS", "RuleExtractor", "extract_turn", "with_subject"]
@@ -92,19 +94,38 @@ def extract_turn(turn: TurnContext) -> Extraction:
     seen: dict[tuple, int] = {}
     pet: str | None = None  # species of the last unnamed pet, for "I adopted a pup. His name's Ned."
     for sentence in sentences:
-        if sentence.text.endswith("?"):
-            read = [(sentence, sentence.drafts(QUESTION_HANDLERS))]
-            head = statement_before_question(sentence.text)
-            if head is not None:
-                said = Sentence(head, speaker, sentence.turn, sentence.before)
-                read.append((said, said.drafts(HANDLERS)))
-        else:
-            read = [(sentence, sentence.drafts(HANDLERS) + pets.named_by_pronoun(sentence, pet))]
-        for said, groups in read:
-            for drafts in not_restarted(groups):
-                add_group(drafts, said, session, facts, seen)
-                pet = pets.last_unnamed(drafts, pet)
+        read = [(said, list(not_restarted(groups)), place) for said, groups, place in _readings(sentence, speaker, pet)]
+        # "I worked at Acme until 2022, then joined Initech": Initech starts where the twin's Acme ended
+        ended = [(place(d.span[1]), st) for said, groups, place in read for drafts in groups for d in drafts
+                 if (st := stated_interval(d, said, session)) is not None]
+        for said, groups, place in read:
+            for drafts in groups:
+                add_group(drafts, said, session, facts, seen, ended if said.text == sentence.text else ())
+                if not any(d.bounded_only for d in drafts):  # a pet of the twin's past is no "his name's ..." antecedent
+                    pet = pets.last_unnamed(drafts, pet)
     return Extraction(entities=entities(sentences, facts, speaker), facts=facts)
+
+
+def _readings(sentence: Sentence, speaker: str, pet: str | None
+              ) -> list[tuple[Sentence, list[list[Draft]], Callable[[int], int]]]:
+    """(sentence read, its draft groups, position in it -> position in `sentence`): a question's
+    statement, or the sentence and its present twin ("I owned a Civic from 2015 to 2020" read
+    as "I own ...", its drafts kept only with their interval)."""
+    same = lambda pos: pos  # noqa: E731
+    if sentence.text.endswith("?"):
+        read = [(sentence, sentence.drafts(QUESTION_HANDLERS), same)]
+        head = statement_before_question(sentence.text)
+        if head is not None:
+            said = Sentence(head, speaker, sentence.turn, sentence.before)
+            read.append((said, said.drafts(HANDLERS), same))
+        return read
+    read = [(sentence, sentence.drafts(HANDLERS) + pets.named_by_pronoun(sentence, pet), same)]
+    twin = present_twin(sentence.text)
+    if twin is not None:
+        said = Sentence(twin.text, speaker, sentence.turn, sentence.before)
+        groups = [[replace(d, bounded_only=True) for d in group] for group in said.drafts(HANDLERS)]
+        read.append((said, groups, twin.original))
+    return read
 
 
 # "I'm pescatarian, what's a good fish?", "My Vespa won't start, any ideas?": a statement, then a question about it

@@ -94,3 +94,48 @@ def past_end(expression: str, clause: str, session: datetime) -> TimeRange | Non
     if end > session and not past:
         return None
     return found.model_copy(update={"end": min(end, session)})
+
+
+# past forms of the verbs that state a slot's value, and their present: "I owned a Civic from 2015 to
+# 2020" is read as "I own a Civic from 2015 to 2020" by the present-tense rules (`present_twin`)
+_PRESENT = {
+    "i was": "I am", "we were": "we are", "was": "is", "were": "are", "had": "have", "owned": "own",
+    "lived": "live", "worked": "work", "studied": "study", "attended": "attend", "dated": "am dating",
+    "drove": "drive", "rented": "rent", "kept": "keep", "followed": "follow", "ate": "eat", "used to ": "",
+}
+_PAST_VERB = re.compile(r"\b(?:" + "|".join(sorted((re.escape(k).replace(r"\ ", r"\s+") for k in _PRESENT),
+                                                   key=len, reverse=True)) + r")(?:\b|(?<=\s))", re.IGNORECASE)
+_MAY_STATE = re.compile(r"\b(?:until|till|til|from|between)\b|(?:19|20)\d\d\s*[-\u2013]\s*(?:19|20)\d\d", re.IGNORECASE)
+
+
+class Twin(NamedTuple):
+    """A sentence in the present tense, and where each of its positions was in the sentence."""
+
+    text: str
+    shifts: tuple[tuple[int, int], ...]  # (twin position after a replacement, total shift up to it)
+
+    def original(self, pos: int) -> int:
+        return pos - next((shift for at, shift in reversed(self.shifts) if at <= pos), 0)
+
+
+def present_twin(text: str) -> Twin | None:
+    """`text` in the present tense, when it may state an interval and has a past verb of state:
+    the topic rules read states in the present, and with the interval kept, "I was vegetarian
+    until last year" says what "I am vegetarian" would, for that interval. The twin's drafts
+    are kept only with a stated interval (`Draft.bounded_only`); None when there is no twin."""
+    if _MAY_STATE.search(text) is None or _PAST_VERB.search(text) is None:
+        return None
+    pieces, shifts, last, shift = [], [], 0, 0
+    for m in _PAST_VERB.finditer(text):
+        present = _present(m[0])
+        pieces += [text[last:m.start()], present]
+        shift += len(present) - len(m[0])
+        shifts.append((m.end() + shift, shift))
+        last = m.end()
+    return Twin("".join(pieces) + text[last:], tuple(shifts))
+
+
+def _present(past: str) -> str:
+    word = " ".join(past.split()).lower() + (" " if past[-1:].isspace() else "")
+    present = _PRESENT[word]
+    return present[:1].upper() + present[1:] if past[:1].isupper() and present else present

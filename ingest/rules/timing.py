@@ -9,7 +9,9 @@ Friday" sets an expiry, not a start (ARCHITECTURE §7).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
+from typing import NamedTuple
 
 
 from graphmem.ingest.extraction import ExtractedFact
@@ -17,23 +19,31 @@ from graphmem.ingest.rules.drafts import Draft, Sentence
 from graphmem.ingest.rules.intervals import past_end, ranges
 from graphmem.parsing.dates import TimeRange, resolve
 
-__all__ = ["add_group"]
+__all__ = ["Stated", "add_group", "stated_interval"]
 
 
-def add_group(drafts: list[Draft], s: Sentence, session: datetime, facts: list[ExtractedFact], seen: dict) -> None:
+def add_group(drafts: list[Draft], s: Sentence, session: datetime, facts: list[ExtractedFact], seen: dict,
+              ended: Sequence[tuple[int, Stated]] = ()) -> None:
     """Finish drafts into facts; a repeat is not added again, and a fact derived
-    from it points at the earlier copy."""
+    from it points at the earlier copy. `ended`: (end position in `s.text`, interval)
+    of every draft of the sentence that states its interval (`stated_interval`), for
+    what comes "then" after one (`_after`); default: those of `drafts`."""
+    stated = [stated_interval(draft, s, session) for draft in drafts]
+    ended = list(ended) or [(d.span[1], st) for d, st in zip(drafts, stated) if st is not None]
     index: list[int] = []
-    for draft in drafts:
+    for draft, bounded in zip(drafts, stated):
         derived = [index[i] for i in draft.derived_from if index[i] >= 0]
-        bounded = _interval(draft, s, session)
         if bounded is None and draft.bounded_only:
             index.append(-1)
             continue
+        when = _when(draft, s, session) if bounded is None else None
+        after = _after(draft, s, ended) if bounded is None and when is None else None
         if bounded is not None:
-            fact = _finish_interval(draft, *bounded, session, derived)
+            fact = _finish_interval(draft, bounded, session, derived)
+        elif after is not None:
+            fact = _finish_after(draft, after, session, derived)
         else:
-            fact = _finish(draft, _when(draft, s, session), session, derived)
+            fact = _finish(draft, when, session, derived)
         expires = _until(draft, s, session) if bounded is None else None
         if expires is not None and draft.kind != "end":
             fact = fact.model_copy(update={"expires_at": expires})
@@ -49,6 +59,8 @@ def _when(draft: Draft, s: Sentence, session: datetime) -> TimeRange | None:
     if not draft.dated or not s.spans:
         return None
     left, right = s.clause(*draft.span)
+    if (cut := _UNTIL_CLAUSE.search(s.text, draft.span[1], right)) is not None:
+        right = cut.start()  # "I live in Leeds until we move next year": the move's date is no start
     inside = [span for span in s.spans if span.start >= left and span.end <= right
               and not _dates_earlier_clause(s.text, left, span.end, draft.span[1])]
     # a fronted expression ("Last month, I moved ...") counts if it opens the sentence;
@@ -77,7 +89,7 @@ def _dates_earlier_clause(text: str, left: int, time_end: int, draft_end: int) -
 
 def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:
     """'... until Friday': the fact holds until then, so it expires then (ARCHITECTURE §7).
-    An "until" that has passed is an end (`_interval`), never an expiry: a fact expired
+    An "until" that has passed is an end (`stated_interval`), never an expiry: a fact expired
     in the past leaves search at once and `purge` deletes it."""
     if not s.spans:
         return None
@@ -94,14 +106,29 @@ def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:
 
 # a past form whose interval is stated is the slot's own history: "I lived in Oslo from 2015 to 2020"
 # is where the speaker lived then, the answer to "where did I live in 2018?"
-PAST_FORMS = {"LIVED_IN": "LIVES_IN", "WORKED_AT": "WORKS_AT"}
+PAST_FORMS = {"LIVED_IN": "LIVES_IN"}
+# "until" opening a clause of its own: "I lived in Leeds until we moved to York last summer"
+_UNTIL_CLAUSE = re.compile(r"\b(?:until|till|til)\s+(?=(?:I|we|he|she|they|my|our)\b)", re.IGNORECASE)
+# what comes next after a stated end: "I worked at Acme until 2022, then joined Initech"
+_THEN = re.compile(r"\b(?:then|after\s+that|afterwards|since\s+then)\b", re.IGNORECASE)
 
 
-def _interval(draft: Draft, s: Sentence, session: datetime) -> tuple[TimeRange | None, TimeRange] | None:
-    """(first period or None, last period) of the interval a state's clause states: a range
-    ("from 2015 to 2020", "between 2019 and 2021", "2015-2019"), in the clause or opening the
-    sentence before it ("From 2015 to 2020, I lived in Oslo"), or an "until" that has passed,
-    with the clause's own start if it has one ("since 2015 ... until 2020")."""
+class Stated(NamedTuple):
+    """An interval a clause states: its start (None: unknown) and end, each with the words
+    the fact sentence names it by."""
+
+    start: datetime | None
+    start_label: str
+    end: datetime
+    end_label: str
+
+
+def stated_interval(draft: Draft, s: Sentence, session: datetime) -> Stated | None:
+    """The interval a state's clause states: a range ("from 2015 to 2020", "between 2019 and
+    2021", "2015-2019"), in the clause or opening the sentence before it ("From 2015 to 2020, I
+    lived in Oslo"); an "until" that has passed, with the clause's own start if it has one
+    ("since 2015 ... until 2020"); or an "until" clause dated in the past ("until we moved to
+    York last summer": the move's moment)."""
     if draft.kind != "state" or not draft.dated:
         return None
     left, right = s.clause(*draft.span)
@@ -109,27 +136,63 @@ def _interval(draft: Draft, s: Sentence, session: datetime) -> tuple[TimeRange |
         inside = found.start_pos >= left and found.end_pos <= right
         opening = found.start_pos == 0 and found.end_pos <= draft.span[0] and s.text[found.end_pos:left].strip() in ("", ",")
         if inside or opening:
-            return found.first, found.last
+            return Stated(_moment(found.first, session), found.first.label(), found.last.end, found.last.label())
     for span in s.spans:
         if span.start >= left and span.end <= right and UNTIL.match(span.expression):
             end = past_end(span.expression, s.text[left:right], session)
             if end is not None:
                 start = _when(draft, s, session)
-                return (start if start is not None and start.start < end.end else None), end
+                if start is not None and start.start < end.end:
+                    return Stated(_moment(start, session), start.label(), end.end, end.label())
+                return Stated(None, "", end.end, end.label())
+    return _until_clause(draft, s, session, left, right)
+
+
+def _until_clause(draft: Draft, s: Sentence, session: datetime, left: int, right: int) -> Stated | None:
+    """ "... until we moved to York last summer", "Until I graduated in 2019 I lived in Boston": the
+    state ends when the until-clause's event happened, if it is dated and past."""
+    for m in _UNTIL_CLAUSE.finditer(s.text, left, right):
+        before = m.start() < draft.span[0]
+        stop = draft.span[0] if before else right
+        if not before and m.start() < draft.span[1]:
+            continue
+        for span in s.spans:
+            if m.end() <= span.start and span.end <= stop and not UNTIL.match(span.expression):
+                found = resolve(span.expression, session, "past")
+                if found is not None and (moment := _moment(found, session)) <= session:
+                    return Stated(None, "", moment, found.label())
+                break
     return None
 
 
-def _finish_interval(draft: Draft, first: TimeRange | None, last: TimeRange, session: datetime,
-                     derived: list[int]) -> ExtractedFact:
-    """A state with its stated interval: from the start of `first` (unknown without one) to the end of
-    `last`. Without a start it reads as an ending ("I lived in Oslo until 2020" closes the open Oslo)."""
-    said = f"from {first.label()} until {last.label()}" if first is not None else f"until {last.label()}"
+def _after(draft: Draft, s: Sentence, ended: Sequence[tuple[int, Stated]]) -> Stated | None:
+    """The stated interval an undated draft comes "then" after, in the same sentence: what the
+    speaker did next began when that ended."""
+    found = [(end, st) for end, st in ended if end <= draft.span[0]]
+    if not found:
+        return None
+    end, st = max(found, key=lambda pair: pair[0])
+    return st if _THEN.search(s.text, end, draft.span[0]) else None
+
+
+def _finish_interval(draft: Draft, stated: Stated, session: datetime, derived: list[int]) -> ExtractedFact:
+    """A state with its stated interval; without a start it reads as an ending ("I lived in Oslo
+    until 2020" closes the open Oslo, or is kept as a record that closes nothing)."""
+    said = (f"from {stated.start_label} until {stated.end_label}" if stated.start is not None
+            else f"until {stated.end_label}")
     predicate = PAST_FORMS.get(draft.predicate, draft.predicate)
     fact = _finish(draft, None, session, derived)
     return fact.model_copy(update={
-        "predicate": predicate, "fact": f"{fact.fact[:-1]} ({said}).",
-        "valid_at": _moment(first, session) if first is not None else None, "invalid_at": last.end,
-        "single_valued": draft.single_valued or predicate != draft.predicate})
+        "predicate": predicate, "fact": f"{fact.fact[:-1]} ({said}).", "valid_at": stated.start,
+        "invalid_at": stated.end, "single_valued": draft.single_valued or predicate != draft.predicate})
+
+
+def _finish_after(draft: Draft, before: Stated, session: datetime, derived: list[int]) -> ExtractedFact:
+    """A state or event said to come "then", after a stated interval: it starts where that ended."""
+    fact = _finish(draft, None, session, derived)
+    if draft.kind not in ("state", "event") or before.end > session:
+        return fact
+    return fact.model_copy(update={"fact": f"{fact.fact[:-1]} (after {before.end_label}).", "valid_at": before.end})
 
 
 def _moment(when: TimeRange, session: datetime) -> datetime:

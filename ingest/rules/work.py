@@ -44,10 +44,6 @@ _JOB_NOUN = (
 
 WORKS_AT = subject_rule("work[s]?", "BE working", "HAVE been working", "HAVE worked", "BE employed", "BE interning",
                         "intern[s]?", tail=r"\s+(?P<prep>at|for)\s+")
-# "I worked at Acme from 2018 to 2022": kept only with the interval it states (`timing.PAST_FORMS`);
-# "I worked at Acme" alone says neither when nor whether it still holds
-WORKED_AT = subject_rule("worked", "WAS working", "WAS employed", tail=r"\s+(?P<prep>at|for)\s+",
-                         keywords=("worked", "working", "employed"))
 JOB = subject_rule("got", "HAVE got", "HAVE gotten", "landed", "HAVE landed", "started", "HAVE started", "found",
                    "accepted", "took", "HAVE taken", "have", "has", "scored", tail=_JOB_NOUN,
                    keywords=("job", "position", "role", "internship", "gig"))
@@ -125,16 +121,6 @@ def works_at(m: re.Match[str], s: Sentence) -> list[Draft]:
     drafts = [_works_at(subj, org, m, "for" if prep == "for" else "at")]
     role = tail_object(s, org.end, r"as\s+(?:a|an)")
     return drafts + ([_works_as(subj, role, m)] if role else [])
-
-
-def worked_at(m: re.Match[str], s: Sentence) -> list[Draft]:
-    org = take_org(s, m.end())
-    if org is None:
-        return []
-    subj = subject_of(m, s)
-    prep = "for" if (m.groupdict().get("prep") or "at").lower() == "for" else "at"
-    return [Draft(subj, "WORKED_AT", org.name, f"{subj} worked {prep} {org.said}", "state", WORK, True,
-                  span=match_span(m, org.end), bounded_only=True)]
 
 
 def hired(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -303,6 +289,6 @@ RULES: tuple[Rule, ...] = (
     Rule(END_WORK, end_work), Rule(END_WORK_ANYMORE, end_work), Rule(END_WITH, end_work),
     Rule(JOINED, joined), Rule(STARTED_AT, joined), Rule(NOW_AT, now_at),
     Rule(LET_GO, let_go),
-    Rule(JOB, new_job), Rule(WORKS_AT, works_at), Rule(WORKED_AT, worked_at), Rule(EMPLOYED_BY, works_at), Rule(STARTED_WORKING, works_at),
+    Rule(JOB, new_job), Rule(WORKS_AT, works_at), Rule(EMPLOYED_BY, works_at), Rule(STARTED_WORKING, works_at),
     Rule(HIRED, hired), Rule(WORKS_AS, works_as), Rule(I_AM_A, i_am_a),
 )

@@ -70,3 +70,43 @@ def test_an_until_reads_the_past_from_the_tense_of_its_clause():
     past = past_end("till March", "I was at Acme till March", SESSION)
     assert past is not None and past.end == at(2024, 4)
     assert past_end("till March", "I am at Acme till March", SESSION) is None
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("I owned a Honda Civic from 2015 to 2020.", ("OWNS", "Honda Civic", at(2015), at(2021))),
+    ("I studied at MIT from 2010 to 2014.", ("STUDIES_AT", "MIT", at(2010), at(2015))),
+    ("I had a cat named Luna until 2021.", ("HAS_PET", "Luna", None, at(2022))),
+    ("I was vegetarian until last year.", ("DIET", "vegetarian", None, at(2024))),
+    ("I dated Sam until last spring.", ("PARTNER_OF", "Sam", None, at(2024, 6))),
+])
+def test_a_past_state_of_any_topic_with_its_interval_is_read_like_the_present(text, fact):
+    """The present twin: the topic rules read "I own ...", kept only for the stated interval."""
+    assert fact in bounded(text)
+
+
+@pytest.mark.parametrize("text", ["I owned a Honda Civic.", "I was vegetarian.", "I had a cat named Luna."])
+def test_a_past_state_without_an_interval_gives_no_present_fact(text):
+    assert not [f for f in extracted(text) if f.predicate in ("OWNS", "DIET", "HAS_PET") and f.invalid_at is None
+                and f.valid_at is not None]
+
+
+def test_an_until_clause_dated_in_the_past_ends_the_state_when_it_happened():
+    facts = extracted("I lived in Leeds until we moved to York last summer.")
+    [move] = [f for f in facts if f.predicate == "MOVED_TO"]
+    assert move.valid_at.year == 2023
+    assert ("LIVES_IN", "Leeds", None, move.valid_at) in bounded("I lived in Leeds until we moved to York last summer.")
+    assert ("LIVES_IN", "Boston", None, at(2019)) in bounded("Until I graduated in 2019 I lived in Boston.")
+
+
+def test_the_date_of_an_until_clause_still_ahead_is_no_start():
+    [fact] = [f for f in extracted("I live in Leeds until we move next year.") if f.object == "Leeds"]
+    assert fact.valid_at == SESSION
+
+
+@pytest.mark.parametrize(("text", "then", "start"), [
+    ("I worked at Acme until 2022, then joined Initech.", "Initech", at(2023)),
+    ("We lived in Paris until 2019 and then moved to Lyon.", "Lyon", at(2020)),
+    ("I was vegetarian until last year, then went vegan.", "vegan", at(2024)),
+])
+def test_what_comes_then_starts_where_the_stated_interval_ended(text, then, start):
+    assert {f.valid_at for f in extracted(text) if f.object == then} == {start}

@@ -39,3 +39,9 @@ def test_a_past_until_is_no_expiry_so_purge_keeps_the_fact(memory):
     say(memory, "I lived in Oslo until June 2020.", "2024-05-01")
     assert memory.purge("u") == 0
     assert values(memory, "2019-06-01") == [("LIVES_IN", "Oslo")]
+
+
+def test_the_job_taken_then_holds_from_the_end_of_the_last(memory):
+    say(memory, "I worked at Acme until 2022, then joined Initech.", "2024-05-01")
+    assert values(memory, "2021-06-01") == [("WORKS_AT", "Acme")]
+    assert values(memory, "2023-06-01") == values(memory) == [("WORKS_AT", "Initech")]
