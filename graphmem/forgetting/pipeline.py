@@ -158,7 +158,14 @@ def has_words(text: str | None, needle: str) -> bool:
     if not text:
         return False
     return any(re.search(r"(?<!\w)" + re.escape(fold(needle)) + r"(?!\w)", fold(text)) is not None
-               for fold in (str.lower, str.casefold))
+               for fold in (str.lower, str.casefold, _simple_lower))
+
+
+def _simple_lower(text: str) -> str:
+    """Lower-cased as Cypher's toLower does it, one character for one: "İ" is "i", where Python
+    writes "i" and a combining dot, so "İstanbul" never matched "Istanbul" after the store had
+    found the turn."""
+    return text.lower().replace("i\u0307", "i")
 
 
 def naming_episodes(store: Store, user_id: str, entities: set[str]) -> set[str]:
