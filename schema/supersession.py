@@ -62,10 +62,13 @@ def plan_closures(slot: Sequence[FactEdge], incoming: FactEdge, now: datetime) -
     """
     live = _live(slot)
     start = incoming.order_key()
+    # a fact said after its end with no start ("Oslo until June 2020") says nothing of when it began,
+    # so it closes no value: placed at its end, it closed the home held from 2018 there
+    closes = not (incoming.valid_at is None and incoming.invalid_at is not None and start == incoming.invalid_at)
     closures = [
         Closure(e.uuid, start, incoming.uuid, e.expired_at or now)
         for e in live
-        if e.order_key() <= start and (e.invalid_at is None or e.invalid_at > start)
+        if closes and e.order_key() <= start and (e.invalid_at is None or e.invalid_at > start)
     ]
     later = [e for e in live if e.order_key() > start]
     if later:
@@ -90,7 +93,8 @@ class Split:
 @dataclass(frozen=True)
 class Extension:
     """Fact `uuid` of the restated value now holds until `invalid_at`: a bounded
-    restatement ran past the end it had been given."""
+    restatement ran past the end it had been given, or gave an open fact the end it
+    said it had (`_ended`)."""
 
     uuid: str
     invalid_at: datetime
@@ -263,7 +267,13 @@ def plan_placement(
     covering = [e for e in same if _holds(e, start)]
     if covering:
         target = min(covering, key=succession_key)
-        return Placement(merge_into=target.uuid, extensions=plan_extensions(same, target, incoming.invalid_at, bound))
+        # the merge moves the start back: what held there ends then ("Oslo until 2020", "Lima from 2019",
+        # then "Oslo from June 2019" left Lima and Oslo both in July 2019)
+        closures = tuple(Closure(e.uuid, start, target.uuid, e.expired_at or now) for e in other if _covers(e, start)) \
+            if moves_start_back(target, incoming.valid_at) else ()
+        return Placement(merge_into=target.uuid, closures=closures,
+                         extensions=plan_extensions(same, target, incoming.invalid_at, bound)
+                         or _ended(target, incoming, stated_at))
     later_same = [e for e in same if e.order_key() > start]
     if later_same:
         nearest = min(later_same, key=succession_key)
@@ -271,7 +281,8 @@ def plan_placement(
         if reaches and (bound is None or nearest.order_key() <= bound):
             closures = tuple(Closure(e.uuid, start, nearest.uuid, e.expired_at or now) for e in other if _covers(e, start))
             return Placement(merge_into=nearest.uuid, closures=closures,
-                             extensions=plan_extensions(same, nearest, incoming.invalid_at, bound))
+                             extensions=plan_extensions(same, nearest, incoming.invalid_at, bound)
+                             or _ended(nearest, incoming, stated_at))
     closures = plan_closures(other, incoming, now)
     if not restated:
         return Placement(closures=tuple(closures))
@@ -311,6 +322,20 @@ def plan_extensions(same: Sequence[FactEdge], target: FactEdge, until: datetime 
         if fact.invalid_at is not None and fact.invalid_at < reach and fact.invalidated_by is None:
             out.append(Extension(fact.uuid, reach))
     return tuple(out)
+
+
+def _ended(target: FactEdge, incoming: FactEdge, stated_at: Mapping[str, datetime]) -> tuple[Extension, ...]:
+    """The end a restatement said after it gives the open fact it merges into: "I work at Siemens"
+    (2020), then "I was at Siemens from 2013 until March 2021" (said in 2024) ends it in March 2021
+    (before, the merge moved its start back and left it open). Not when the fact was stated again
+    after that end, nor when the end was still ahead when it was said (an expectation)."""
+    end = incoming.invalid_at
+    said = incoming.reference_time or incoming.created_at
+    if end is None or end > said or target.invalid_at is not None or target.invalidated_by is not None:
+        return ()
+    if target.order_key() >= end or any(stated_at[ep] > end for ep in target.episodes if ep in stated_at):
+        return ()
+    return (Extension(target.uuid, end),)
 
 
 def _restatements(fact: FactEdge, after: datetime, stated_at: Mapping[str, datetime]) -> list[tuple[datetime, str]]:

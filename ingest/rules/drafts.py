@@ -43,6 +43,7 @@ class Draft:
     closes_only: bool = False  # an ending the graph keeps only if it closes an open fact
     ends_any: bool = False  # an ending naming no value ("I'm single again"): closes the one open fact of its kind
     bounded_only: bool = False  # kept only when its clause states its interval ("I worked at Acme from 2018 to 2022")
+    min_days: int = 0  # and that interval, with its start, spans this many days ("I was in Denver" for a stay, not a trip)
 
 
 class Sentence:
@@ -173,19 +174,24 @@ QUANTITY = re.compile(r"(?:a\s+(?:little\s+)?bit\s+of|a\s+little|a\s+lot\s+of|lo
                       re.IGNORECASE)
 
 
+def _first_person(m: re.Match[str]) -> bool:
+    """I or we; "İ" too, which the patterns' case-insensitive "I" matches and lowers to "i" and a dot."""
+    return m["subj"].lower().replace("\u0307", "") in ("i", "we")
+
+
 def subject_of(m: re.Match[str], s: Sentence) -> str:
     """Who a statement is about: the speaker for I/we, a named or unnamed relative, a name."""
-    if m["subj"].lower() in ("i", "we"):
+    if _first_person(m):
         return s.speaker
     if m["srel"]:
         return m["srelname"] or f"{s.speaker}'s {RELATIONS[m['srel'].lower()][1]}"
-    return m["sname"]
+    return m["sname"] or s.speaker
 
 
 def says(m: re.Match[str], s: Sentence, end: int | None = None) -> str:
     """Subject and verb in the third person: "I've always loved" -> "Mel has always loved"."""
     verb = s.text[m.end("subj"):m.end() if end is None else end].split()
-    first_person = m["subj"].lower() in ("i", "we")
+    first_person = _first_person(m)
     for i, word in enumerate(verb):
         low = word.lower()
         if low in _ADV_WORDS and i + 1 < len(verb):

@@ -22,9 +22,9 @@ from graphmem.ingest.rules.drafts import Draft, Rule, Sentence
 from graphmem.ingest.rules.entities import ASSISTANT_ROLES, entities, mentioned_before
 from graphmem.ingest.rules import grammar
 from graphmem.ingest.rules.grammar import NAME, STOP_NAMES
-from graphmem.ingest.rules.intervals import present_twin
+from graphmem.ingest.rules.intervals import TWIN_MIN_DAYS, present_twin
 from graphmem.ingest.rules.text import normalise, split_sentences
-from graphmem.ingest.rules.timing import add_group, stated_interval
+from graphmem.ingest.rules.timing import add_group, said_in_past, stated_interval
 from graphmem.schema.errors import InvalidInput
 
 __all__ = ["HANDLERS", "TOPICS", "RuleExtractor", "extract_turn", "with_subject"]
@@ -95,15 +95,46 @@ def extract_turn(turn: TurnContext) -> Extraction:
     pet: str | None = None  # species of the last unnamed pet, for "I adopted a pup. His name's Ned."
     for sentence in sentences:
         read = [(said, list(not_restarted(groups)), place) for said, groups, place in _readings(sentence, speaker, pet)]
+        intervals = {}  # id(draft) -> its stated interval, each computed once
+        for said, groups, place in read:
+            spans = [d.span for drafts in groups for d in drafts]
+            intervals |= {id(d): stated_interval(d, said, session, spans, _said_in_past(sentence, d, place))
+                          for drafts in groups for d in drafts}
+        stated = [(said, d, place, intervals[id(d)]) for said, groups, place in read for drafts in groups for d in drafts
+                  if intervals[id(d)] is not None]
         # "I worked at Acme until 2022, then joined Initech": Initech starts where the twin's Acme ended
-        ended = [(place(d.span[1]), st) for said, groups, place in read for drafts in groups for d in drafts
-                 if (st := stated_interval(d, said, session)) is not None]
+        ended = [(place(d.span[1]), st) for said, d, place, st in stated]
+        read = _bounded_once(read, {d.object.casefold() for said, d, _, _ in stated if said.text != sentence.text},
+                             intervals)
         for said, groups, place in read:
             for drafts in groups:
-                add_group(drafts, said, session, facts, seen, ended if said.text == sentence.text else ())
+                add_group(drafts, said, session, facts, seen, ended if said.text == sentence.text else (),
+                          [intervals.get(id(d)) for d in drafts])
                 if not any(d.bounded_only for d in drafts):  # a pet of the twin's past is no "his name's ..." antecedent
                     pet = pets.last_unnamed(drafts, pet)
     return Extraction(entities=entities(sentences, facts, speaker), facts=facts)
+
+
+def _said_in_past(sentence: Sentence, draft: Draft, place: Callable[[int], int]) -> bool:
+    """Whether the sentence, as said, puts the draft in the past or the perfect: its clause up to the
+    draft's end ("we had our beagle Biscuit": the match starts at the pet)."""
+    start, end = place(draft.span[0]), place(draft.span[1])
+    return said_in_past(sentence.text, sentence.clause(start, end)[0], end)
+
+
+def _bounded_once(read: list, bounded: set[str], intervals: dict[int, object]) -> list:
+    """The readings with the sentence's own undated reading of a value its twin bounds kept only
+    with an interval (so: dropped): "we had our beagle Biscuit for eleven years, 2011 through 2022"
+    is no dog had today."""
+    if not bounded:
+        return read
+    first = read[0][0]
+
+    def keep(d):
+        return replace(d, bounded_only=True) if d.object.casefold() in bounded and intervals.get(id(d)) is None else d
+
+    return [(said, [[keep(d) for d in drafts] for drafts in groups], place) if said is first else (said, groups, place)
+            for said, groups, place in read]
 
 
 def _readings(sentence: Sentence, speaker: str, pet: str | None
@@ -123,7 +154,8 @@ def _readings(sentence: Sentence, speaker: str, pet: str | None
     twin = present_twin(sentence.text)
     if twin is not None:
         said = Sentence(twin.text, speaker, sentence.turn, sentence.before)
-        groups = [[replace(d, bounded_only=True) for d in group] for group in said.drafts(HANDLERS)]
+        groups = [[replace(d, bounded_only=True, min_days=max(d.min_days, TWIN_MIN_DAYS.get(d.predicate, 0)))
+                   for d in group] for group in said.drafts(HANDLERS)]
         read.append((said, groups, twin.original))
     return read
 

@@ -68,6 +68,13 @@ SEEING = subject_rule("BE seeing", "HAVE been seeing", "started seeing", "HAVE s
                           "HAVE been dating", "started dating", "HAVE started dating")),
                       tail=_NAME_NEXT, keywords=("seeing", "dating", "going out"))
 WITH_NOW = subject_rule("BE with", "BE together with", tail=rf"\s+(?={NAME}\s+now\b)", keywords=("now",))
+# the couple as the subject: "Sam and I are together", "me and Marco have been together since 2019", "Daniel and I
+# are married" (a place or time after "together" says where they were, not that they are a couple)
+COUPLE = rule(
+    rf"\b(?:(?P<first>{NAME})\s+and\s+(?:I|me)|me\s+and\s+(?P<second>{NAME}))\s+(?:are|'re|have\s+been|'ve\s+been|"
+    rf"got|are\s+getting)\s+(?:(?:happily|finally|officially|still)\s+)?(?P<how>together|married|engaged)"
+    rf"(?=\s*(?:$|[,.;!?]|\s(?:for|since|now|again|from|between|until|till|and|but|so)\b))",
+    ("together", "married", "engaged"))
 BREAKUP = subject_rule("broke up with", "HAVE broken up with", "split up with", "divorced", "HAVE divorced",
                        "got divorced from", "BE divorced from", "separated from", "HAVE separated from",
                        tail=_NAME_NEXT)
@@ -148,6 +155,14 @@ def seeing(m: re.Match[str], s: Sentence) -> list[Draft]:
                   span=match_span(m, name.end()))]
 
 
+def couple(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = m["first"] or m["second"]
+    married = m["how"].lower() == "married"
+    said = f"{s.speaker} is {'married to' if married else 'engaged to' if m['how'].lower() == 'engaged' else 'with'} {name}"
+    return [Draft(s.speaker, "MARRIED_TO" if married else "PARTNER_OF", name, said, "state", FAMILY, True,
+                  span=match_span(m, m.end()))]
+
+
 def family_have(m: re.Match[str], s: Sentence) -> list[Draft]:
     return _relative(subject_of(m, s), m["rel"], m["name"], m)
 
@@ -180,6 +195,7 @@ RULES: tuple[Rule, ...] = (
     Rule(FAMILY_NAMED, family_named, False), Rule(FAMILY_IS, family_named, False), Rule(FAMILY_HAVE, family_have),
     Rule(BREAKUP, partner), Rule(BROKE_UP_WITH_ME, broke_up_with_me), Rule(ENDED_BY_OTHER, ended_by_other, False),
     Rule(NOT_WITH, not_with, False), Rule(MARRIED, partner), Rule(SEEING, seeing), Rule(WITH_NOW, seeing),
+    Rule(COUPLE, couple),
 )
 # noun phrases hold in a question too: "what should I get my wife Aisha?"
 QUESTION_RULES: tuple[Rule, ...] = (Rule(FAMILY_NAMED, family_named, False),)

@@ -193,7 +193,7 @@ CLAUSE_BREAK = re.compile(
 HYPOTHETICAL = re.compile(
     r"\b(?:if|wish|would|could|might|should|unless|whether|not|never|hope|hoping|want|wanted|wanna|imagine|"
     r"dream|dreaming|maybe|perhaps|pretend|can't|cannot|don't|didn't|doesn't|won't|wouldn't|couldn't|"
-    r"whenever|once)\b|'d\b",
+    r"whenever|once)\b|'d\b(?!\s+(?:been|had|lived|moved|worked|gone|got|left|already|just|never)\b)",  # "we'd been": had
     re.IGNORECASE,
 )
 ANYMORE = re.compile(r"\b(?:anymore|any\s+more|no\s+more)\b", re.IGNORECASE)

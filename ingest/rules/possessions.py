@@ -13,7 +13,7 @@ import re
 from graphmem.ingest.rules.drafts import OWN, QUANTITY, Draft, Rule, Sentence, article, match_span, says, subject_of
 from graphmem.ingest.rules.grammar import RELATIONS, STOP_NAMES, rule, subject_rule
 from graphmem.ingest.rules.pets import names_a_pet
-from graphmem.ingest.rules.text import PREP_STOP, own, strip_article, take_phrase, take_proper
+from graphmem.ingest.rules.text import PREP_STOP, Piece, own, strip_article, take_phrase, take_proper
 
 # ------------------------------------------------------------------ patterns
 
@@ -40,6 +40,8 @@ OWNS_MAKE = subject_rule("drive[s]?", "BE driving", "HAVE got", "got myself", "H
                          tail=r"\s+(?:a|an|my|our)\s+(?:(?:old|new|brand-new|used|second-hand|secondhand|little|red|blue|"
                               r"black|white|silver|grey|gray|green)\s+)*(?=(?-i:[A-Z]))",
                          keywords=("drive", "driving", "got", "have", "has", "own", "picked up"))
+# a model named after the make: a number or a single capital ("Model 3", "Model S", "MT-07", "X5")
+_MODEL = re.compile(r"(?:[ ](?:\d[\w-]*|[A-Z](?![a-z])[\w-]*))+")
 # what may follow the make's name: the end of the clause or a word that starts another part of it
 _AFTER_MAKE = re.compile(r"\s*(?:[,.;:!?)]|$)|\s+(?:that|which|I|we|and|but|in|at|for|from|with|since|now|these|"
                          r"last|this|to|because|so)\b")
@@ -145,6 +147,8 @@ def owns_make(m: re.Match[str], s: Sentence) -> list[Draft]:
     obj = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
     if obj is None:
         return []
+    if (model := _MODEL.match(s.text, obj.end, s.limit(m.end()))) is not None:  # "a Tesla Model 3", "a BMW X5"
+        obj = Piece(obj.name + model[0], obj.said + model[0], model.end())
     kind = _KIND_AFTER_MAKE.match(s.text, obj.end)
     if not _AFTER_MAKE.match(s.text, kind.end() if kind else obj.end) or obj.name.split()[0].lower() in STOP_NAMES or \
             names_a_pet(obj.name.split()[-1]):

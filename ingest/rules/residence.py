@@ -11,6 +11,7 @@ open LIVES_IN. "We left Austin and settled in Portland" is only the new home:
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from graphmem.ingest.rules.drafts import HOME, PLAN, Draft, Handler, Rule, Sentence, match_span, subject_of
 from graphmem.ingest.rules.grammar import DWELLINGS, STOP_NAMES, rule, subject_rule
@@ -22,6 +23,9 @@ _IN = r"\s+in\s+"
 LIVES_IN = subject_rule("live[s]?", "BE living", "BE based", "BE residing", "HAVE been living", "HAVE lived",
                         "reside[s]?", "BE settled", tail=_IN)
 LIVED_IN = subject_rule("lived", "used to live", "miss living", tail=_IN)
+# "we'd been in Leeds from 2016 until ...", "I was in Denver between 2018 and 2020" (the present twin): a home only with
+# an interval of half a year or more; "I'm in Paris" alone says where one is today
+BE_IN = subject_rule("BE in", "HAVE been in", tail=r"\s+(?=[A-Z])", keywords=(" in ",))
 GREW_UP = subject_rule("grew up", "WAS born and raised", "WAS raised", "WAS born", tail=_IN)
 IS_FROM = subject_rule("BE from", "come[s]? from", tail=r"\s+")
 MOVED = subject_rule(
@@ -86,6 +90,10 @@ def place(predicate: str, template: str, kind: str = "state", single: bool = Fal
         return [Draft(subj, predicate, obj.name, template.format(s=subj, o=obj.said), kind, HOME, single,
                       span=match_span(m, obj.end))]
     return handle
+
+
+def been_in(m: re.Match[str], s: Sentence) -> list[Draft]:
+    return [replace(d, bounded_only=True, min_days=180) for d in place("LIVES_IN", "{s} lives in {o}", single=True)(m, s)]
 
 
 def grew_up(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -166,7 +174,7 @@ RULES: tuple[Rule, ...] = (
     Rule(MOVED_OUT, place("LIVES_IN", "{s} no longer lives in {o}", "end", True)),
     Rule(MOVED, moved), Rule(MOVED_FROM, moved_from), Rule(MOVING, moving),
     Rule(LIVES_IN, place("LIVES_IN", "{s} lives in {o}", single=True, lower=True)),
-    Rule(LIVED_IN, place("LIVED_IN", "{s} used to live in {o}")),
+    Rule(LIVED_IN, place("LIVED_IN", "{s} used to live in {o}")), Rule(BE_IN, been_in),
     Rule(GREW_UP, grew_up),
     Rule(IS_FROM, place("IS_FROM", "{s} is from {o}", single=True)),
     Rule(HOME_IS, home_is),

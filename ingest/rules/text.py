@@ -174,7 +174,11 @@ def unsure_object(words: list[str]) -> bool:
             or (len(low) > 1 and low[-1] == "times" and low[-2] in COUNT_WORDS))
 
 
-_PWORD = r"(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|(?:[A-Z]\.){2,}(?![A-Za-z])|[A-Z]{2,}\b)"  # "U.S. Postal Service"
+# letters beyond ASCII ("Kraków", "Zürich", "Łódź"): Latin-1 and Latin Extended-A; before, a name was cut at its first
+# accent ("Krak")
+_UPPER = "A-ZÀ-ÖØ-Þ\u0100-\u017f"
+_LOWER = "a-zß-öø-ÿ\u0100-\u017f"
+_PWORD = rf"(?:[{_UPPER}][{_LOWER}]+(?:[{_UPPER}][{_LOWER}]+)*|(?:[A-Z]\.){{2,}}(?![A-Za-z])|[A-Z]{{2,}}\b)"  # "U.S. Postal Service"
 _TITLE = r"(?:St|Mt|Ft|Dr)\.?[ ]"  # "St. Mary's Hospital", "Mt. Sinai"
 _RUN_TAIL = rf"(?:(?:'s(?=[ ]+[A-Z]))?(?:\s+(?:of|de|upon|&)\s+|[ ]|-){NOT_STOP}{_PWORD})*"
 # a possessive inside a name ("Queen's University") or ending one after a title ("St. Jude's")

@@ -16,24 +16,27 @@ from typing import NamedTuple
 
 from graphmem.ingest.extraction import ExtractedFact
 from graphmem.ingest.rules.drafts import Draft, Sentence
-from graphmem.ingest.rules.intervals import past_end, ranges
+from graphmem.ingest.rules.intervals import ONGOING, PAST_EVENT, past_end, ranges
 from graphmem.parsing.dates import TimeRange, resolve
 
-__all__ = ["Stated", "add_group", "stated_interval"]
+__all__ = ["Stated", "add_group", "said_in_past", "stated_interval"]
 
 
 def add_group(drafts: list[Draft], s: Sentence, session: datetime, facts: list[ExtractedFact], seen: dict,
-              ended: Sequence[tuple[int, Stated]] = ()) -> None:
+              ended: Sequence[tuple[int, Stated]] = (), stated: Sequence[Stated | None] | None = None) -> None:
     """Finish drafts into facts; a repeat is not added again, and a fact derived
-    from it points at the earlier copy. `ended`: (end position in `s.text`, interval)
-    of every draft of the sentence that states its interval (`stated_interval`), for
-    what comes "then" after one (`_after`); default: those of `drafts`."""
-    stated = [stated_interval(draft, s, session) for draft in drafts]
+    from it points at the earlier copy. `stated`: each draft's `stated_interval` (computed
+    here when not given); `ended`: (end position in `s.text`, interval) of every draft of
+    the sentence that states its interval, for what comes "then" after one (`_after`);
+    default: those of `drafts`."""
+    if stated is None:
+        spans = [d.span for d in drafts]
+        stated = [stated_interval(draft, s, session, spans) for draft in drafts]
     ended = list(ended) or [(d.span[1], st) for d, st in zip(drafts, stated) if st is not None]
     index: list[int] = []
     for draft, bounded in zip(drafts, stated):
         derived = [index[i] for i in draft.derived_from if index[i] >= 0]
-        if bounded is None and draft.bounded_only:
+        if draft.bounded_only and not _long_enough(bounded, draft.min_days):
             index.append(-1)
             continue
         when = _when(draft, s, session) if bounded is None else None
@@ -61,12 +64,20 @@ def _when(draft: Draft, s: Sentence, session: datetime) -> TimeRange | None:
     left, right = s.clause(*draft.span)
     if (cut := _UNTIL_CLAUSE.search(s.text, draft.span[1], right)) is not None:
         right = cut.start()  # "I live in Leeds until we move next year": the move's date is no start
+    for cut in _UNTIL_CLAUSE.finditer(s.text, left):
+        if cut.start() < draft.span[0]:
+            left = cut.start()  # "... from 2016 until we moved to Edinburgh in 2021": the move is dated in its own clause
+    # a range dates its owner only (`stated_interval`): "I'm vegan and worked at Acme from 2015 to 2020" is vegan
+    # now, and "I worked at Acme from 2018 to 2022, then moved to Berlin" no move in 2018
+    in_range = [(r.start_pos, r.end_pos) for r in ranges(s.text, session)]
     inside = [span for span in s.spans if span.start >= left and span.end <= right
-              and not _dates_earlier_clause(s.text, left, span.end, draft.span[1])]
+              and not _dates_earlier_clause(s.text, left, span.end, draft.span[1])
+              and not any(a <= span.start < b for a, b in in_range)]
     # a fronted expression ("Last month, I moved ...") counts if it opens the sentence;
     # for a state only "since ..." does: "Yesterday, at the theater, Sam loves theater" is no start date
     opening = [span for span in s.spans[:1] if span.end <= draft.span[0] and s.clause(span.start, span.end)[0] == 0
-               and (draft.kind != "state" or span.expression.lower().startswith("since"))]
+               and (draft.kind != "state" or span.expression.lower().startswith("since"))
+               and not any(a <= span.start < b for a, b in in_range)]
     for span in inside or opening:
         if UNTIL.match(span.expression):
             continue
@@ -87,6 +98,13 @@ def _dates_earlier_clause(text: str, left: int, time_end: int, draft_end: int) -
     return _AFTER_OPENING.match(text, left) is not None and _MAIN_SUBJECT.search(text, time_end, draft_end) is not None
 
 
+def _long_enough(stated: Stated | None, days: int) -> bool:
+    """A stated interval, of at least `days` when that is asked for (then its start must be known)."""
+    if stated is None:
+        return False
+    return days <= 0 or (stated.start is not None and (stated.end - stated.start).days >= days)
+
+
 def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:
     """'... until Friday': the fact holds until then, so it expires then (ARCHITECTURE §7).
     An "until" that has passed is an end (`stated_interval`), never an expiry: a fact expired
@@ -96,8 +114,8 @@ def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:
     left, right = s.clause(*draft.span)
     for span in s.spans:
         if span.start >= left and span.end <= right and UNTIL.match(span.expression):
-            if past_end(span.expression, s.text[left:right], session) is not None:
-                return None
+            if past_end(span.expression, s.text[left:right], session) is not None or ONGOING.search(span.expression):
+                return None  # "till today" is no expiry either: still true
             found = resolve(UNTIL.sub("", span.expression).strip() or span.expression, session, "future")
             if found is not None:
                 return found.end or found.start
@@ -107,10 +125,14 @@ def _until(draft: Draft, s: Sentence, session: datetime) -> datetime | None:
 # a past form whose interval is stated is the slot's own history: "I lived in Oslo from 2015 to 2020"
 # is where the speaker lived then, the answer to "where did I live in 2018?"
 PAST_FORMS = {"LIVED_IN": "LIVES_IN"}
-# "until" opening a clause of its own: "I lived in Leeds until we moved to York last summer"
-_UNTIL_CLAUSE = re.compile(r"\b(?:until|till|til)\s+(?=(?:I|we|he|she|they|my|our)\b)", re.IGNORECASE)
+# "until" opening a clause of its own: "I lived in Leeds until we moved to York last summer", "... until the
+# divorce went through in 2019"
+_UNTIL_CLAUSE = re.compile(r"\b(?:until|till|til)\s+(?=(?:I|we|he|she|they|my|our|his|her|their|the)\b)", re.IGNORECASE)
 # what comes next after a stated end: "I worked at Acme until 2022, then joined Initech"
-_THEN = re.compile(r"\b(?:then|after\s+that|afterwards|since\s+then)\b", re.IGNORECASE)
+_THEN = re.compile(r"\b(?:then|after\s+that|afterwards|since\s+then|ever\s+since)\b", re.IGNORECASE)
+# what may stand between a clause and the range that dates it: "..., 2018 to 2020", "... - between 2012 and 2016"
+_ASIDE = re.compile(r"\s*(?:,|\s[-\u2013\u2014])?\s*(?:(?:for|of)\s+(?:about\s+|around\s+|nearly\s+|almost\s+)?"
+                    r"\w+\s+(?:years?|months?)\s*,?\s*)?")
 
 
 class Stated(NamedTuple):
@@ -123,29 +145,77 @@ class Stated(NamedTuple):
     end_label: str
 
 
-def stated_interval(draft: Draft, s: Sentence, session: datetime) -> Stated | None:
-    """The interval a state's clause states: a range ("from 2015 to 2020", "between 2019 and
-    2021", "2015-2019"), in the clause or opening the sentence before it ("From 2015 to 2020, I
-    lived in Oslo"); an "until" that has passed, with the clause's own start if it has one
-    ("since 2015 ... until 2020"); or an "until" clause dated in the past ("until we moved to
-    York last summer": the move's moment)."""
+# a range that opens the sentence: "From 2015 to 2020, I lived ...", "Back in 2013 thru 2018 I ..."
+_OPENING = re.compile(r"\s*(?:(?:back\s+)?in\s+)?$", re.IGNORECASE)
+# a verb in the past or the perfect in the words a draft was read from: only such a state takes a past interval
+# ("I'm vegan and worked at Acme from 2015 to 2020": the range is the job's, not the diet's)
+_PAST_OR_PERFECT = re.compile(r"\b(?:was|were|used\s+to|(?:have|has|had|'ve|'s|'d)\s+(?:\w+\s+)?(?:been|\w+ed)|"
+                              r"[a-z]{2,}ed|had|did|got|drove|kept|ran|went|ate|rode|taught|spent|held|met|knew|took|"
+                              r"wore|sang|swam|led)\b", re.IGNORECASE)
+
+
+def said_in_past(text: str, start: int, end: int) -> bool:
+    """Whether the words text[start:end] a draft was read from hold a verb in the past or the perfect."""
+    return _PAST_OR_PERFECT.search(text, start, end) is not None
+
+
+def stated_interval(draft: Draft, s: Sentence, session: datetime, beside: Sequence[tuple[int, int]] = (),
+                    past: bool | None = None) -> Stated | None:
+    """The interval a state's clause states for it: a range ("from 2015 to 2020", "between 2019
+    and 2021", "2015-2019") after it in its clause or right after the clause, or opening the
+    sentence ("From 2015 to 2020, I lived in Oslo"); an "until" after it that has passed, with the
+    clause's own start if it has one ("since 2015 ... until 2020"); or an "until" clause dated in
+    the past ("until we moved to York last summer": the move's moment). Only for a state said in
+    the past or the perfect (`past`, as the sentence said it: a present twin's "I am vegan" was
+    "I was vegan" or "I'm vegan"; default: read from `s`), and only when no other draft of the
+    sentence (`beside`, their spans) stands between it and the interval."""
     if draft.kind != "state" or not draft.dated:
         return None
     left, right = s.clause(*draft.span)
+    if not (past if past is not None else said_in_past(s.text, left, draft.span[1])):
+        return None
+
+    def free(a: int, b: int) -> bool:  # no other draft read between a and b
+        return not any(a <= start < b and (start, end) != draft.span for start, end in beside)
+
     for found in ranges(s.text, session):
-        inside = found.start_pos >= left and found.end_pos <= right
-        opening = found.start_pos == 0 and found.end_pos <= draft.span[0] and s.text[found.end_pos:left].strip() in ("", ",")
-        if inside or opening:
-            return Stated(_moment(found.first, session), found.first.label(), found.last.end, found.last.label())
+        if found.start_pos <= draft.span[0] < found.end_pos:
+            continue  # the draft is said inside the range: "from 2016 until we moved to Edinburgh in 2021"
+        after = found.start_pos >= draft.span[1] and free(draft.span[1], found.start_pos)
+        inside = after and found.end_pos <= right
+        opening = (found.end_pos <= draft.span[0] and _OPENING.match(s.text[:found.start_pos]) is not None
+                   and s.text[found.end_pos:left].strip() in ("", ",") and free(found.end_pos, draft.span[0]))
+        # "when I was living in Kraków, between 2012 and 2016": the range right after the clause, apart by a comma
+        trailing = after and found.start_pos >= right and _ASIDE.fullmatch(s.text, right, found.start_pos) is not None
+        if inside or opening or trailing:
+            end = _moment(found.last, session) if found.last_is_event else found.last.end
+            if found.last.start <= session:
+                end = min(end, session)  # "I lived in Oslo from May to July", said in July
+            return Stated(_moment(found.first, session), _words(found.first_said) or found.first.label(), end,
+                          _words(found.last_said) or found.last.label())
     for span in s.spans:
-        if span.start >= left and span.end <= right and UNTIL.match(span.expression):
+        after = span.start >= draft.span[1] and span.end <= right and free(draft.span[1], span.start)
+        opening = (span.end <= draft.span[0] and _OPENING.match(s.text[:span.start]) is not None
+                   and free(span.end, draft.span[0]))  # "Until last summer I lived in Leeds"
+        if (after or opening) and UNTIL.match(span.expression):
             end = past_end(span.expression, s.text[left:right], session)
             if end is not None:
-                start = _when(draft, s, session)
-                if start is not None and start.start < end.end:
-                    return Stated(_moment(start, session), start.label(), end.end, end.label())
-                return Stated(None, "", end.end, end.label())
+                return _with_start(draft, s, session, end.end, end.label())
     return _until_clause(draft, s, session, left, right)
+
+
+def _words(said: str) -> str:
+    """A range's half as the fact sentence names it: the speaker's words ("early 2015"), without a
+    leading preposition."""
+    return re.sub(r"^(?:in|back\s+in)\s+", "", " ".join(said.split()), flags=re.IGNORECASE)
+
+
+def _with_start(draft: Draft, s: Sentence, session: datetime, end: datetime, end_label: str) -> Stated:
+    """The interval ending at `end`, from the clause's own start when it has one before that end."""
+    start = _when(draft, s, session)
+    if start is not None and start.start < end:
+        return Stated(_moment(start, session), start.label(), end, end_label)
+    return Stated(None, "", end, end_label)
 
 
 def _until_clause(draft: Draft, s: Sentence, session: datetime, left: int, right: int) -> Stated | None:
@@ -158,9 +228,11 @@ def _until_clause(draft: Draft, s: Sentence, session: datetime, left: int, right
             continue
         for span in s.spans:
             if m.end() <= span.start and span.end <= stop and not UNTIL.match(span.expression):
+                if PAST_EVENT.search(s.text, m.end(), span.start) is None:
+                    break  # "until the repair guy shows up Thursday" is still ahead
                 found = resolve(span.expression, session, "past")
                 if found is not None and (moment := _moment(found, session)) <= session:
-                    return Stated(None, "", moment, found.label())
+                    return _with_start(draft, s, session, moment, found.label())
                 break
     return None
 

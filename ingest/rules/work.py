@@ -90,6 +90,9 @@ SCHOOL_WORD = re.compile(r"\b(?:University|College|Uni|Polytechnic|Conservatory)
 _NOT_AN_EMPLOYER_NAME = re.compile(r"\b(?:Club|Gym|Team|League|Choir|Band|Society|Community|Facebook|Instagram|"
                                    r"TikTok|Twitter|Reddit|Discord|Slack)\b")
 END_WORK_ANYMORE = subject_rule("DONT work", "BE not working", tail=r"\s+(?:at|for)\s+")
+# "I was at Siemens from 2013 until 2021" (read as "I am at ...", `intervals.present_twin`): where one worked or
+# studied, kept only with an interval of a year or more; "I'm at Starbucks" alone says where one is
+BE_AT = subject_rule("BE at", "HAVE been at", tail=r"\s+(?:the\s+(?=[A-Z]))?(?=[A-Z])", keywords=(" at ",))
 
 
 # ------------------------------------------------------------------ handlers
@@ -121,6 +124,17 @@ def works_at(m: re.Match[str], s: Sentence) -> list[Draft]:
     drafts = [_works_at(subj, org, m, "for" if prep == "for" else "at")]
     role = tail_object(s, org.end, r"as\s+(?:a|an)")
     return drafts + ([_works_as(subj, role, m)] if role else [])
+
+
+def been_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    org = take_org(s, m.end(), lower=False)
+    if org is None:
+        return []
+    subj = subject_of(m, s)
+    school = SCHOOL_WORD.search(org.name) is not None
+    said = f"{subj} {'studies' if school else 'works'} at {org.said}"
+    return [Draft(subj, "STUDIES_AT" if school else "WORKS_AT", org.name, said, "state", WORK, True,
+                  span=match_span(m, org.end), bounded_only=True, min_days=365)]
 
 
 def hired(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -289,6 +303,6 @@ RULES: tuple[Rule, ...] = (
     Rule(END_WORK, end_work), Rule(END_WORK_ANYMORE, end_work), Rule(END_WITH, end_work),
     Rule(JOINED, joined), Rule(STARTED_AT, joined), Rule(NOW_AT, now_at),
     Rule(LET_GO, let_go),
-    Rule(JOB, new_job), Rule(WORKS_AT, works_at), Rule(EMPLOYED_BY, works_at), Rule(STARTED_WORKING, works_at),
+    Rule(JOB, new_job), Rule(WORKS_AT, works_at), Rule(BE_AT, been_at), Rule(EMPLOYED_BY, works_at), Rule(STARTED_WORKING, works_at),
     Rule(HIRED, hired), Rule(WORKS_AS, works_as), Rule(I_AM_A, i_am_a),
 )

@@ -99,3 +99,19 @@ def test_a_restatement_after_the_end_of_a_fact_said_later_is_a_new_interval(memo
     assert sorted((v.valid_at is not None, v.invalid_at is not None) for v in memory.history("u", "u").versions) == [
         (False, True), (True, False)]
     assert at(memory, "u", "2021-01-01") == []
+
+
+def test_a_fact_said_after_its_end_closes_no_value_that_began_before_it(memory):
+    """Review of 497dc39: placed at its end, "Oslo until June 2020" closed the home held from 2018
+    there; it says nothing of when it began, so it closes nothing (the write path's endings do the same)."""
+    memory.add_fact("u", "u", "lives_in", "Berlin", valid_at="2018-01-01")
+    memory.add_fact("u", "u", "lives_in", "Oslo", invalid_at="2020-06-01")
+    assert at(memory, "u", None) == at(memory, "u", "2021-01-01") == ["Berlin"]
+
+
+def test_a_start_moved_back_by_a_merge_closes_the_value_held_there(memory):
+    memory.add_fact("u", "u", "lives_in", "Oslo", invalid_at="2020-06-01")
+    memory.add_fact("u", "u", "lives_in", "Lima", valid_at="2019-01-01")
+    assert memory.add_fact("u", "u", "lives_in", "Oslo", valid_at="2019-06-01").action == "merged"
+    assert at(memory, "u", "2019-07-01") == ["Oslo"]
+    assert at(memory, "u", "2019-03-01") == ["Lima"]

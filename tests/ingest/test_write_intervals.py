@@ -45,3 +45,19 @@ def test_the_job_taken_then_holds_from_the_end_of_the_last(memory):
     say(memory, "I worked at Acme until 2022, then joined Initech.", "2024-05-01")
     assert values(memory, "2021-06-01") == [("WORKS_AT", "Acme")]
     assert values(memory, "2023-06-01") == values(memory) == [("WORKS_AT", "Initech")]
+
+
+def test_an_interval_said_after_its_end_ends_the_open_value_it_restates(memory):
+    """Merged into the open "I work at Siemens", the stated interval moved its start back and
+    left it open: retired in 2021, the memory still had the job now."""
+    say(memory, "I work at Siemens.", "2020-09-14")
+    say(memory, "I was at Siemens from 2013 up until March 2021 when I retired.", "2024-09-01")
+    assert values(memory, "2015-06-01") == values(memory, "2020-12-01") == [("WORKS_AT", "Siemens")]
+    assert values(memory) == []
+
+
+def test_a_value_said_again_after_the_stated_end_stays_open(memory):
+    say(memory, "I work at Siemens.", "2020-09-14")
+    say(memory, "I work at Siemens.", "2022-05-02")
+    say(memory, "I was at Siemens from 2013 up until March 2021.", "2024-09-01")
+    assert values(memory) == [("WORKS_AT", "Siemens")]
