@@ -146,18 +146,22 @@ def _readings(sentence: Sentence, speaker: str, pet: str | None
     if sentence.text.endswith("?"):
         read = [(sentence, sentence.drafts(QUESTION_HANDLERS), same)]
         head = statement_before_question(sentence.text)
-        if head is not None:
+        if head is not None:  # "I was in Bratislava between 2016 and 2019, does that count ...?"
             said = Sentence(head, speaker, sentence.turn, sentence.before)
-            read.append((said, said.drafts(HANDLERS), same))
+            read += [(said, said.drafts(HANDLERS), same), *_twin(said, speaker)]
         return read
-    read = [(sentence, sentence.drafts(HANDLERS) + pets.named_by_pronoun(sentence, pet), same)]
+    return [(sentence, sentence.drafts(HANDLERS) + pets.named_by_pronoun(sentence, pet), same), *_twin(sentence, speaker)]
+
+
+def _twin(sentence: Sentence, speaker: str) -> list[tuple[Sentence, list[list[Draft]], Callable[[int], int]]]:
+    """The present twin's reading, if the sentence has one: every draft kept only with its interval."""
     twin = present_twin(sentence.text)
-    if twin is not None:
-        said = Sentence(twin.text, speaker, sentence.turn, sentence.before)
-        groups = [[replace(d, bounded_only=True, min_days=max(d.min_days, TWIN_MIN_DAYS.get(d.predicate, 0)))
-                   for d in group] for group in said.drafts(HANDLERS)]
-        read.append((said, groups, twin.original))
-    return read
+    if twin is None:
+        return []
+    said = Sentence(twin.text, speaker, sentence.turn, sentence.before)
+    groups = [[replace(d, bounded_only=True, min_days=max(d.min_days, TWIN_MIN_DAYS.get(d.predicate, 0)))
+               for d in group] for group in said.drafts(HANDLERS)]
+    return [(said, groups, twin.original)]
 
 
 # "I'm pescatarian, what's a good fish?", "My Vespa won't start, any ideas?": a statement, then a question about it
@@ -202,7 +206,7 @@ def session_utc(turn: TurnContext) -> datetime:
 # diary and chat drop the "I": "Got laid off from Contoso", "Just moved to Leeds", "Born in Sapporo"
 _NO_SUBJECT = re.compile(
     r"(?:(?:just|finally|recently|also|then|today|yesterday|so|pretty\s+much|basically|more\s+or\s+less|mostly|all\s+but|"
-    r"kind\s+of|sort\s+of)\s+)?(?:[a-z]{3,}ed\s+(?P<conj>and|&)\s+)?(?:got|moved|started|stopped|quit|left|bought|sold|"
+    r"kind\s+of|sort\s+of)\s+)?(?:[a-z]{3,}ed\s+(?P<conj>and|&)\s+)?(?:got|had|moved|started|stopped|quit|left|bought|sold|"
     r"adopted|visited|graduated|joined|went|finished|broke|signed|took|relocated|retired|resigned|began|"
     r"rescued|landed|accepted|transferred|picked|handed|wrapped|dropped|enrolled|switched|ditched|swapped|traded|"
     r"upgraded|cleared|deferred|rehomed|dumped|packed)\b",

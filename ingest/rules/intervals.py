@@ -30,9 +30,13 @@ _OPEN = re.compile(r"\b(?:from|between)\s+", re.IGNORECASE)
 _JOIN = re.compile(r"\s*(?:up\s+(?:until|till|to)|to|until|till|til|through|thru|and|-|\u2013|\u2014)\s*", re.IGNORECASE)
 _UNTIL_WORD = re.compile(r"(?:up\s+)?(?:until|till|til)", re.IGNORECASE)
 _BETWEEN = re.compile(r"between", re.IGNORECASE)
-# two years joined without an opening word: "2014-2017", "2011 through 2022", "back in 2013 thru 2018"
-_YEARS = re.compile(r"(?<![\w-])((?:19|20)\d\d)(?:\s*[-\u2013\u2014]\s*|\s+(?:to|through|thru|until|till)\s+)((?:19|20)\d\d)(?![\w-])",
-                    re.IGNORECASE)
+# two times with their years joined without an opening word: "2014-2017", "2011 through 2022", "back in sept
+# 2010 thru may 2014", "fall 2018 through summer 2021"; the word before a year is tried with it, then left out
+_DATED = r"(?:(?:[A-Za-z]{3,9}\.?|early|mid|late)[\s-]+)?(?:19|20)\d\d"
+_YEARS = re.compile(rf"(?<![\w-])({_DATED})(?:\s*[-\u2013\u2014]\s*|\s+(?:to|through|thru|until|till|til|up\s+to|up\s+until)\s+)"
+                    rf"({_DATED})(?![\w-])", re.IGNORECASE)
+# a time said roughly is that time: "from about 2015", "roughly 2010 till 2013"
+_ROUGHLY = re.compile(r"(?:about|around|roughly|approximately|approx\.?|circa|c\.)\s+", re.IGNORECASE)
 _WORD = re.compile(r"[\w']+")
 # a weekly routine is no interval of a life: "I work at Acme from Monday to Friday"
 _ROUTINE = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:weekends?|today|tomorrow|tonight|"
@@ -70,6 +74,8 @@ def _times(text: str, pos: int, session: datetime) -> list[tuple[int, TimeRange]
     """(end position, period) of each run of 1-4 words at `pos` that reads as a time, shortest first."""
     if not re.match(r"\s*[\w']", text[pos:]):
         return []
+    if (rough := _ROUGHLY.match(text, pos)) is not None:
+        pos = rough.end()
     part = _PART.match(text, pos)
     start = part.end() if part is not None else pos
     ends = [m.end() for m in _WORD.finditer(text, start, min(len(text), start + 60))][:MAX_WORDS]
@@ -91,6 +97,16 @@ def _part_of(period: TimeRange, part: str) -> TimeRange:
         end = period.end if index == 2 else start + relativedelta(days=10)
         return period.model_copy(update={"start": start, "end": end, "granularity": "day"})
     return period
+
+
+def _dated(said: str, session: datetime) -> tuple[TimeRange | None, str]:
+    """A half of a bare range and the words it was read from: "fall 2018", "early 2015", else
+    its year alone ("roughly 2010", "was 2015")."""
+    for words in (said, said.split()[-1]):
+        found = _times(words, 0, session)
+        if found and found[-1][0] == len(words):
+            return found[-1][1], words
+    return None, said
 
 
 def _event_after(text: str, pos: int, session: datetime) -> tuple[int, TimeRange] | None:
@@ -139,9 +155,9 @@ def ranges(text: str, session: datetime) -> tuple[Interval, ...]:
                     out.append(Interval(m.start(), event[0], first, event[1], True, first_said))
             break
     for m in _YEARS.finditer(text):
-        a, b = resolve(m[1], session, "past"), resolve(m[2], session, "past")
+        (a, a_said), (b, b_said) = _dated(m[1], session), _dated(m[2], session)
         if a is not None and b is not None and a.start < b.start:
-            out.append(Interval(m.start(), m.end(), a, b, False, m[1], m[2]))
+            out.append(Interval(m.start() + m[0].find(a_said), m.end(), a, b, False, a_said, b_said))
     return tuple(sorted(out))
 
 

@@ -35,7 +35,7 @@ OWNS_NEW = subject_rule("got", "HAVE got", "HAVE gotten", "have", "has",
 
 
 # a named make: "I drive a Subaru Outback", "I've got a Honda Civic that I use", "got myself a Toyota Prius"
-OWNS_MAKE = subject_rule("drive[s]?", "BE driving", "HAVE got", "got myself", "HAVE got myself", "bought myself",
+OWNS_MAKE = subject_rule("drive[s]?", "BE driving", "HAVE got", "got", "got myself", "HAVE got myself", "bought myself",
                          "have", "has", "own[s]?", "picked up", "HAVE picked up",
                          tail=r"\s+(?:a|an|my|our)\s+(?:(?:old|new|brand-new|used|second-hand|secondhand|little|red|blue|"
                               r"black|white|silver|grey|gray|green)\s+)*(?=(?-i:[A-Z]))",

@@ -11,7 +11,7 @@ import re
 
 from graphmem.ingest.rules.drafts import (
     WORK, Draft, Rule, Sentence, article, match_span, says, subject_of, tail_object, take_org)
-from graphmem.ingest.rules.grammar import subject_rule
+from graphmem.ingest.rules.grammar import rule, subject_rule
 from graphmem.ingest.rules.text import PREP_STOP, REJECT_OBJECT_START, Piece, take_phrase, take_proper
 
 _AT = re.compile(r"at\s", re.IGNORECASE)
@@ -55,6 +55,12 @@ END_STUDY = subject_rule(r"BE no longer (?:a|an) (?:[\w-]+\s+)?student at", r"BE
                          "BE no longer studying at", "stopped studying at", "HAVE stopped studying at",
                          keywords=("student at", "study at", "studies at", "studying at"))
 
+# "my undergrad is at Uppsala University", "masters is from UCL" (a CV's "undergrad was Uppsala University", through
+# the present twin): the degree names the school
+DEGREE_AT = rule(r"\b(?:my\s+)?(?:undergrad(?:uate)?|bachelor'?s|master'?s|masters|phd|doctorate|mba|bsc|msc)\s+"
+                 r"(?:degree\s+)?(?:is|'s)\s+(?:at\s+|from\s+)?(?=[A-Z])",
+                 ("undergrad", "bachelor", "master", "phd", "doctorate", "mba", "bsc", "msc"))
+
 # ------------------------------------------------------------------ handlers
 
 
@@ -80,6 +86,14 @@ def study(m: re.Match[str], s: Sentence) -> list[Draft]:
                     span=match_span(m, topic.end))]
     school = tail_object(s, topic.end, "at|in", allow_phrase=False)
     return drafts + ([_studies_at(subj, school, m)] if school else [])
+
+
+def degree_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    school = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
+    if school is None or not _SCHOOL.search(school.name):
+        return []
+    return [Draft(s.speaker, "STUDIES_AT", school.name, f"{s.speaker} studies at {school.said}", "state", WORK, True,
+                  span=match_span(m, school.end))]
 
 
 def enrolled(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -151,5 +165,5 @@ def end_study(m: re.Match[str], s: Sentence) -> list[Draft]:
 RULES: tuple[Rule, ...] = (
     Rule(GRADUATED, graduated), Rule(DROPPED_OUT, dropped_out), Rule(FINISHED, finished),
     Rule(END_STUDY, end_study, False), Rule(BEGAN_DEGREE, began_degree),
-    Rule(STUDY, study), Rule(ENROLLED, enrolled), Rule(CLASS, took_class),
+    Rule(STUDY, study), Rule(ENROLLED, enrolled), Rule(CLASS, took_class), Rule(DEGREE_AT, degree_at),
 )

@@ -146,7 +146,8 @@ class Stated(NamedTuple):
 
 
 # a range that opens the sentence: "From 2015 to 2020, I lived ...", "Back in 2013 thru 2018 I ..."
-_OPENING = re.compile(r"\s*(?:(?:back\s+)?in\s+)?$", re.IGNORECASE)
+_OPENING = re.compile(r"\s*(?:(?:during|in|at|back\s+in|when\s+I\s+was)\s+[^,;.!?]{1,30},\s*)?(?:(?:back\s+)?in\s+)?$",
+                      re.IGNORECASE)  # "During uni, roughly 2010 till 2013, I was ..."
 # a verb in the past or the perfect in the words a draft was read from: only such a state takes a past interval
 # ("I'm vegan and worked at Acme from 2015 to 2020": the range is the job's, not the diet's)
 _PAST_OR_PERFECT = re.compile(r"\b(?:was|were|used\s+to|(?:have|has|had|'ve|'s|'d)\s+(?:\w+\s+)?(?:been|\w+ed)|"
@@ -207,7 +208,7 @@ def stated_interval(draft: Draft, s: Sentence, session: datetime, beside: Sequen
 def _words(said: str) -> str:
     """A range's half as the fact sentence names it: the speaker's words ("early 2015"), without a
     leading preposition."""
-    return re.sub(r"^(?:in|back\s+in)\s+", "", " ".join(said.split()), flags=re.IGNORECASE)
+    return re.sub(r"^(?:in|back\s+in|from)\s+", "", " ".join(said.split()), flags=re.IGNORECASE)
 
 
 def _with_start(draft: Draft, s: Sentence, session: datetime, end: datetime, end_label: str) -> Stated:

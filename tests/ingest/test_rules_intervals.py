@@ -206,3 +206,27 @@ def test_a_dotted_capital_i_is_the_speaker_not_a_crash():
     """ "İ" matched the patterns' case-insensitive "I" and gave no subject: the write raised."""
     assert {(f.subject, f.predicate, f.object) for f in extracted("İ live in Oslo.")} == {("Ann", "LIVES_IN", "Oslo")}
     assert ("LIVES_IN", "Oslo", at(2015), at(2021)) in bounded("İ WAS in Oslo from 2015 to 2020.")
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("i studied at McGill back in sept 2010 thru may 2014.", ("STUDIES_AT", "McGill", at(2010, 9), at(2014, 6))),
+    ("undergrad was Uppsala University, fall 2018 through summer 2021.",
+     ("STUDIES_AT", "Uppsala University", datetime(2018, 10, 16, 12, tzinfo=UTC), at(2021, 9))),  # a season starts mid-way
+    ("during uni, roughly 2010 till 2013, i was completely obsessed with chess.", ("LIKES", "chess", at(2010), at(2014))),
+    ("I was in Bratislava between March 2016 and August 2019, does that count as residence?",
+     ("LIVES_IN", "Bratislava", at(2016, 3), at(2019, 9))),
+    ("had a Volvo V70 for like 6 yrs (2012–2018), then sold it and got a Tesla Model 3.",
+     ("OWNS", "Volvo V70", at(2012), at(2019))),
+])
+def test_more_ways_of_stating_a_past_interval(text, fact):
+    """Written from a second blind set's misses (blind 6 of 15, then dev data): a bare range of
+    dated halves ("sept 2010 thru may 2014", "fall 2018 through summer 2021"), a rough time, a
+    short opening phrase before the range, the statement a question opens with, a dropped "I"
+    before "had", a degree naming its school."""
+    assert fact in bounded(text)
+
+
+def test_from_about_a_year_till_a_dated_clause():
+    facts = extracted("we were in Toulouse from about 2015 till we moved up north in 2022.")
+    [toulouse] = [f for f in facts if f.object == "Toulouse"]
+    assert toulouse.valid_at == at(2015) and toulouse.invalid_at is not None and toulouse.invalid_at.year == 2022
