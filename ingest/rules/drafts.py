@@ -46,6 +46,11 @@ class Draft:
     min_days: int = 0  # and that interval, with its start, spans this many days ("I was in Denver" for a stay, not a trip)
 
 
+_DATED_WORDS = re.compile(r"\b(?:(?:from|between|since|until|till)\s+(?:about|around|roughly|early|mid|late)\s+"
+                          r"(?:[a-z]{3,9}\.?\s+)?(?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
+                          r"[a-z]*\.?\s+(?:19|20)\d\d\s*(?:[-\u2013\u2014]|to|through|thru|till|until)\s)", re.IGNORECASE)
+
+
 class Sentence:
     """One sentence, with its time expressions and clause breaks computed once."""
 
@@ -63,9 +68,16 @@ class Sentence:
     def breaks(self) -> tuple[tuple[int, int], ...]:
         return tuple((m.start(), m.end()) for m in CLAUSE_BREAK.finditer(self.text))
 
+    @cached_property
+    def dated_words(self) -> tuple[int, ...]:
+        """Where a time said roughly or as a range's bare half starts ("from about 2015", "oct 2017 –
+        dec 2022"), which the time expressions alone miss."""
+        return tuple(m.start() for m in _DATED_WORDS.finditer(self.text))
+
     def limit(self, pos: int) -> int:
         """Where an object starting at `pos` must end: at the next time expression."""
-        return next((span.start for span in self.spans if span.start >= pos), len(self.text))
+        return min((start for start in (*(span.start for span in self.spans), *self.dated_words) if start >= pos),
+                   default=len(self.text))
 
     def clause(self, start: int, end: int) -> tuple[int, int]:
         left = max((b_end for _, b_end in self.breaks if b_end <= start), default=0)

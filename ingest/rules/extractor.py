@@ -236,7 +236,7 @@ _GERUND_SUBJECT = re.compile(r"^[^,;:]*?\s(?:is|was|are|were|have\s+been|has\s+b
 # rules read is "Tomasz and I" (not "me and the kids" or "between me and Tom")
 _ME_AND = re.compile(rf"(?P<pre>^|[,;:]\s+|\b(?i:so|and|but|then|well)\s+)(?<!between\s)[Mm]e\s+(?:and|&)\s+(?P<name>{NAME})\s+"
                      r"(?=(?:(?:just|finally|recently|officially|have|had|both|then)\s+)*[a-z]+(?:ed|t|ke|ew)\b)")
-_FIRST_PERSON_START = re.compile(r"(?:[\w']+[,:]?\s+){0,3}?(?:I|[Ww]e)\b")
+_FIRST_PERSON_START = re.compile(r"(?:[\w']+[,:]?\s+){0,3}?(?:[Ii]|[Ww]e)\b")  # chat writes "i" too
 # "I sold the Volvo and bought a Mazda", "we moved out of X and now live in Y": the second verb shares the "I"
 _SHARED_SUBJECT = re.compile(
     r"(?<=\s)(?P<conj>and|but|then)\s+(?=(?:then\s+)?(?:took|bought|joined|started|moved|got|adopted|sold|left|"

@@ -27,8 +27,9 @@ from graphmem.parsing.dates import TimeRange, find_time_spans, resolve
 __all__ = ["Interval", "PAST_EVENT", "past_end", "present_twin", "ranges"]
 
 _OPEN = re.compile(r"\b(?:from|between)\s+", re.IGNORECASE)
-_JOIN = re.compile(r"\s*(?:up\s+(?:until|till|to)|to|until|till|til|through|thru|and|-|\u2013|\u2014)\s*", re.IGNORECASE)
-_UNTIL_WORD = re.compile(r"(?:up\s+)?(?:until|till|til)", re.IGNORECASE)
+_JOIN = re.compile(r"\s*(?:on(?:wards?)?\s+)?(?:up\s+(?:until|till|to)|to|until|till|til|through|thru|and|-|\u2013|\u2014)\s*",
+                   re.IGNORECASE)  # "from 2017 onwards until the end of 2021"
+_UNTIL_WORD = re.compile(r"(?:on(?:wards?)?\s+)?(?:up\s+)?(?:until|till|til)", re.IGNORECASE)
 _BETWEEN = re.compile(r"between", re.IGNORECASE)
 # two times with their years joined without an opening word: "2014-2017", "2011 through 2022", "back in sept
 # 2010 thru may 2014", "fall 2018 through summer 2021"; the word before a year is tried with it, then left out

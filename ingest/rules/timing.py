@@ -183,9 +183,11 @@ def stated_interval(draft: Draft, s: Sentence, session: datetime, beside: Sequen
         if found.start_pos <= draft.span[0] < found.end_pos:
             continue  # the draft is said inside the range: "from 2016 until we moved to Edinburgh in 2021"
         after = found.start_pos >= draft.span[1] and free(draft.span[1], found.start_pos)
-        inside = after and found.end_pos <= right
-        opening = (found.end_pos <= draft.span[0] and _OPENING.match(s.text[:found.start_pos]) is not None
-                   and s.text[found.end_pos:left].strip() in ("", ",") and free(found.end_pos, draft.span[0]))
+        inside = after and found.start_pos < right  # "oct 2017 – dec 2022": a spaced dash breaks the clause, not the range
+        # the range opens the sentence, or the draft's own clause: "..., between march 2012 and august 2017 i rented ..."
+        opening = found.end_pos <= draft.span[0] and free(found.end_pos, draft.span[0]) and (
+            (_OPENING.match(s.text[:found.start_pos]) is not None and s.text[found.end_pos:left].strip() in ("", ","))
+            or (found.start_pos >= left and _OPENING.match(s.text[left:found.start_pos]) is not None))
         # "when I was living in Kraków, between 2012 and 2016": the range right after the clause, apart by a comma
         trailing = after and found.start_pos >= right and _ASIDE.fullmatch(s.text, right, found.start_pos) is not None
         if inside or opening or trailing:

@@ -230,3 +230,23 @@ def test_from_about_a_year_till_a_dated_clause():
     facts = extracted("we were in Toulouse from about 2015 till we moved up north in 2022.")
     [toulouse] = [f for f in facts if f.object == "Toulouse"]
     assert toulouse.valid_at == at(2015) and toulouse.invalid_at is not None and toulouse.invalid_at.year == 2022
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("i was at Deloitte oct 2017 – dec 2022, went freelance after that.", ("WORKS_AT", "Deloitte", at(2017, 10), at(2023))),
+    ("i was obsessed with salsa dancing from about 2015 till 2018 (every thursday).",
+     ("LIKES", "salsa dancing", at(2015), at(2019))),
+    ("writing a bio - between march 2012 and august 2017 i rented a tiny flat in Glasgow.",
+     ("LIVES_IN", "Glasgow", at(2012, 3), at(2017, 9))),
+])
+def test_a_third_set_of_ways_of_stating_a_past_interval(text, fact):
+    """From a third blind set's misses (blind 4 of 15, then dev data): a range cut by a spaced
+    dash, an object that ran on into "from about 2015", a range opening the draft's own clause."""
+    assert fact in bounded(text)
+
+
+def test_then_after_a_range_in_lowercase_chat():
+    """ "i owned ... then bought a Tesla Model 3": the dropped subject after "then" is the "i" of the sentence."""
+    [tesla] = [f for f in extracted("i owned a Honda Civic from 2012 until i sold it in 2019, then bought a Tesla Model 3.")
+               if f.object == "Tesla Model 3"]
+    assert tesla.valid_at == at(2019)
