@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -38,6 +38,15 @@ QUESTION_HANDLERS: tuple[Rule, ...] = (*family.QUESTION_RULES, *pets.QUESTION_RU
                                        *presupposed.QUESTION_RULES, *implied.QUESTION_RULES)
 
 
+@dataclass(frozen=True)
+class RuleFailure:
+    """A turn the rules failed on (`ingest.extraction.Failure`)."""
+
+    stage: str
+    turn_id: str
+    message: str
+
+
 class RuleExtractor(Extractor):
     """Regex rules, offline and deterministic: the same turns give the same facts.
 
@@ -53,6 +62,7 @@ class RuleExtractor(Extractor):
     def __init__(self, *, learned: bool = True, embed: Callable[[Sequence[str]], np.ndarray] | None = None) -> None:
         """:param learned: add the learned reader (`graphmem.ingest.reader`) where the rules read nothing;
         :param embed: its embedder (the memory's own; None: the default MiniLM, loaded on first need)."""
+        self.errors: list[RuleFailure] = []  # `RecordsErrors`: the turns a rule failed on, listed in `WriteResult.errors`
         self.reader = None
         if learned:
             from graphmem.ingest.reader import Reader
@@ -69,10 +79,23 @@ class RuleExtractor(Extractor):
         """One Extraction per turn, in order: the rules', plus what the learned reader
         reads in sentences the rules left alone (one embedding batch per call).
 
+        A turn a rule fails on (a bug, as "İ" as a subject was) gives no facts and is listed in
+        `errors`, as a malformed LLM reply is: the turn is stored and the session's other
+        turns are read (before, the whole write raised the rule's own exception).
+
         :raises InvalidInput: an item is not a `TurnContext`.
         """
-        ruled = [extract_turn(turn) for turn in turns]
+        ruled = [self._read(turn) for turn in turns]
         return self.reader.add(turns, ruled) if self.reader is not None else ruled
+
+    def _read(self, turn: TurnContext) -> Extraction:
+        try:
+            return extract_turn(turn)
+        except InvalidInput:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a rule's failure must not lose the write; it is listed instead
+            self.errors.append(RuleFailure(stage="rules", turn_id=turn.turn_id, message=f"{type(exc).__name__}: {exc}"))
+            return Extraction()
 
 
 def extract_turn(turn: TurnContext) -> Extraction:
