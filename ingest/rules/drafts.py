@@ -10,6 +10,7 @@ organisation name.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -46,9 +47,11 @@ class Draft:
     min_days: int = 0  # and that interval, with its start, spans this many days ("I was in Denver" for a stay, not a trip)
 
 
-_DATED_WORDS = re.compile(r"\b(?:(?:from|between|since|until|till)\s+(?:about|around|roughly|early|mid|late)\s+"
-                          r"(?:[a-z]{3,9}\.?\s+)?(?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
-                          r"[a-z]*\.?\s+(?:19|20)\d\d\s*(?:[-\u2013\u2014]|to|through|thru|till|until)\s)", re.IGNORECASE)
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DATED_WORDS = re.compile(rf"\b(?:(?:from|between|since|until|till)\s+(?:about|around|roughly|early|mid|late)\s+"
+                          rf"(?:{_MONTH}\.?\s+)?(?:19|20)\d\d|{_MONTH}\.?\s+(?:19|20)\d\d\s*"
+                          r"(?:[-\u2013\u2014]|to|through|thru|till|until)\s)", re.IGNORECASE)
 
 
 class Sentence:
@@ -69,15 +72,15 @@ class Sentence:
         return tuple((m.start(), m.end()) for m in CLAUSE_BREAK.finditer(self.text))
 
     @cached_property
-    def dated_words(self) -> tuple[int, ...]:
-        """Where a time said roughly or as a range's bare half starts ("from about 2015", "oct 2017 –
-        dec 2022"), which the time expressions alone miss."""
-        return tuple(m.start() for m in _DATED_WORDS.finditer(self.text))
+    def stops(self) -> tuple[int, ...]:
+        """Where each time expression starts, and each time said roughly or as a range's bare half
+        ("from about 2015", "oct 2017 – dec 2022", which the time expressions alone miss), in order."""
+        return tuple(sorted({*(span.start for span in self.spans), *(m.start() for m in _DATED_WORDS.finditer(self.text))}))
 
     def limit(self, pos: int) -> int:
         """Where an object starting at `pos` must end: at the next time expression."""
-        return min((start for start in (*(span.start for span in self.spans), *self.dated_words) if start >= pos),
-                   default=len(self.text))
+        i = bisect_left(self.stops, pos)
+        return self.stops[i] if i < len(self.stops) else len(self.text)
 
     def clause(self, start: int, end: int) -> tuple[int, int]:
         left = max((b_end for _, b_end in self.breaks if b_end <= start), default=0)

@@ -40,6 +40,7 @@ OWNS_MAKE = subject_rule("drive[s]?", "BE driving", "HAVE got", "got", "got myse
                          tail=r"\s+(?:a|an|my|our)\s+(?:(?:old|new|brand-new|used|second-hand|secondhand|little|red|blue|"
                               r"black|white|silver|grey|gray|green)\s+)*(?=(?-i:[A-Z]))",
                          keywords=("drive", "driving", "got", "have", "has", "own", "picked up"))
+_BARE_GOT = re.compile(r"(?<!'ve\s)(?<!have\s)(?<!has\s)(?<!'s\s)\bgot\s+(?:a|an|my|our)\b", re.IGNORECASE)
 # a model named after the make: a number or a single capital ("Model 3", "Model S", "MT-07", "X5")
 _MODEL = re.compile(r"(?:[ ](?:\d[\w-]*|[A-Z](?![a-z])[\w-]*))+")
 # what may follow the make's name: the end of the clause or a word that starts another part of it
@@ -149,6 +150,8 @@ def owns_make(m: re.Match[str], s: Sentence) -> list[Draft]:
         return []
     if (model := _MODEL.match(s.text, obj.end, s.limit(m.end()))) is not None:  # "a Tesla Model 3", "a BMW X5"
         obj = Piece(obj.name + model[0], obj.said + model[0], model.end())
+    elif _BARE_GOT.search(m[0]):
+        return []  # "got a DUI", "got a Bachelor of Arts": bare "got" owns only a make with its model
     kind = _KIND_AFTER_MAKE.match(s.text, obj.end)
     if not _AFTER_MAKE.match(s.text, kind.end() if kind else obj.end) or obj.name.split()[0].lower() in STOP_NAMES or \
             names_a_pet(obj.name.split()[-1]):

@@ -55,9 +55,9 @@ END_STUDY = subject_rule(r"BE no longer (?:a|an) (?:[\w-]+\s+)?student at", r"BE
                          "BE no longer studying at", "stopped studying at", "HAVE stopped studying at",
                          keywords=("student at", "study at", "studies at", "studying at"))
 
-# "my undergrad is at Uppsala University", "masters is from UCL" (a CV's "undergrad was Uppsala University", through
-# the present twin): the degree names the school
-DEGREE_AT = rule(r"\b(?:my\s+)?(?:undergrad(?:uate)?|bachelor'?s|master'?s|masters|phd|doctorate|mba|bsc|msc)\s+"
+# "my undergrad is at Uppsala University", "masters is from UCL" (a CV's "undergrad was Uppsala University, fall 2018
+# through summer 2021", through the present twin): the speaker's degree ("my", or opening a clause) names the school
+DEGREE_AT = rule(r"(?:^|(?<=[,;:.!?-]\s)|\bmy\s+)(?<!'s\s)(?:undergrad(?:uate)?|bachelor'?s|master'?s|masters|phd|doctorate|mba|bsc|msc)\s+"
                  r"(?:degree\s+)?(?:is|'s)\s+(?:at\s+|from\s+)?(?=[A-Z])",
                  ("undergrad", "bachelor", "master", "phd", "doctorate", "mba", "bsc", "msc"))
 
@@ -92,8 +92,9 @@ def degree_at(m: re.Match[str], s: Sentence) -> list[Draft]:
     school = take_proper(s.text, m.end(), s.limit(m.end()), allow_lower=False)
     if school is None or not _SCHOOL.search(school.name):
         return []
+    # a degree's school is where one studied when: kept only with a stated interval ("my MBA is from Harvard" is held)
     return [Draft(s.speaker, "STUDIES_AT", school.name, f"{s.speaker} studies at {school.said}", "state", WORK, True,
-                  span=match_span(m, school.end))]
+                  span=match_span(m, school.end), bounded_only=True)]
 
 
 def enrolled(m: re.Match[str], s: Sentence) -> list[Draft]:

@@ -9,6 +9,7 @@ Friday" sets an expiry, not a start (ARCHITECTURE §7).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from datetime import datetime
 from typing import NamedTuple
@@ -155,6 +156,13 @@ _PAST_OR_PERFECT = re.compile(r"\b(?:was|were|used\s+to|(?:have|has|had|'ve|'s|'
                               r"wore|sang|swam|led)\b", re.IGNORECASE)
 
 
+# another verb joined on after the draft: the range after it is that verb's ("I've been vegan since 2015 and lived in
+# Paris March 2012 to June 2014": Paris's, not the diet's)
+_COORDINATED = re.compile(r"\b(?:and|but)\s+(?:(?:I|we|also|then)\s+)?(?:(?:'ve|have|had|has)\s+)?(?:been\s+)?"
+                          r"(?:[a-z]{2,}ed|was|were|had|got|went|did|took|spent|ran|kept|"
+                          r"live|work|study|own|have|date|drive|rent|keep|am|are)\b", re.IGNORECASE)  # the twin's present
+
+
 def said_in_past(text: str, start: int, end: int) -> bool:
     """Whether the words text[start:end] a draft was read from hold a verb in the past or the perfect."""
     return _PAST_OR_PERFECT.search(text, start, end) is not None
@@ -176,35 +184,61 @@ def stated_interval(draft: Draft, s: Sentence, session: datetime, beside: Sequen
     if not (past if past is not None else said_in_past(s.text, left, draft.span[1])):
         return None
 
-    def free(a: int, b: int) -> bool:  # no other draft read between a and b
-        return not any(a <= start < b and (start, end) != draft.span for start, end in beside)
+    others = sorted(start for start, end in beside if (start, end) != draft.span)
 
+    def free(a: int, b: int) -> bool:  # no other draft read, and no other verb coordinated, between a and b
+        i = bisect_left(others, a)
+        return not (i < len(others) and others[i] < b) and _COORDINATED.search(s.text, a, b) is None
+
+    # ranges and time spans come in text order: of those after the draft only the nearest can be its
+    # own (whatever stands before it stands before the later ones too), and of those before it only
+    # one opening the sentence or the clause; a run-on turn of ranges stays linear
     for found in ranges(s.text, session):
         if found.start_pos <= draft.span[0] < found.end_pos:
             continue  # the draft is said inside the range: "from 2016 until we moved to Edinburgh in 2021"
-        after = found.start_pos >= draft.span[1] and free(draft.span[1], found.start_pos)
-        inside = after and found.start_pos < right  # "oct 2017 – dec 2022": a spaced dash breaks the clause, not the range
+        if found.start_pos >= draft.span[1]:
+            if not free(draft.span[1], found.start_pos):
+                break
+            inside = found.start_pos < right  # "oct 2017 – dec 2022": a spaced dash breaks the clause, not the range
+            # "when I was living in Kraków, between 2012 and 2016": the range right after the clause, apart by a comma
+            trailing = not inside and _ASIDE.fullmatch(s.text, right, found.start_pos) is not None
+            if inside or trailing:
+                return _range_stated(found, session)
+            break
         # the range opens the sentence, or the draft's own clause: "..., between march 2012 and august 2017 i rented ..."
-        opening = found.end_pos <= draft.span[0] and free(found.end_pos, draft.span[0]) and (
-            (_OPENING.match(s.text[:found.start_pos]) is not None and s.text[found.end_pos:left].strip() in ("", ","))
-            or (found.start_pos >= left and _OPENING.match(s.text[left:found.start_pos]) is not None))
-        # "when I was living in Kraków, between 2012 and 2016": the range right after the clause, apart by a comma
-        trailing = after and found.start_pos >= right and _ASIDE.fullmatch(s.text, right, found.start_pos) is not None
-        if inside or opening or trailing:
-            end = _moment(found.last, session) if found.last_is_event else found.last.end
-            if found.last.start <= session:
-                end = min(end, session)  # "I lived in Oslo from May to July", said in July
-            return Stated(_moment(found.first, session), _words(found.first_said) or found.first.label(), end,
-                          _words(found.last_said) or found.last.label())
+        near_start = found.start_pos <= _OPENING_REACH or left <= found.start_pos <= left + _OPENING_REACH
+        if near_start and found.end_pos <= draft.span[0] and free(found.end_pos, draft.span[0]) and (
+                (_OPENING.match(s.text[:found.start_pos]) is not None and s.text[found.end_pos:left].strip() in ("", ","))
+                or (found.start_pos >= left and _OPENING.match(s.text[left:found.start_pos]) is not None)):
+            return _range_stated(found, session)
     for span in s.spans:
-        after = span.start >= draft.span[1] and span.end <= right and free(draft.span[1], span.start)
-        opening = (span.end <= draft.span[0] and _OPENING.match(s.text[:span.start]) is not None
-                   and free(span.end, draft.span[0]))  # "Until last summer I lived in Leeds"
-        if (after or opening) and UNTIL.match(span.expression):
+        if not UNTIL.match(span.expression):
+            continue
+        if span.start >= draft.span[1]:
+            if span.end <= right and free(draft.span[1], span.start):
+                end = past_end(span.expression, s.text[left:right], session)
+                if end is not None:
+                    return _with_start(draft, s, session, end.end, end.label())
+            break
+        if span.start <= _OPENING_REACH and span.end <= draft.span[0] and _OPENING.match(s.text[:span.start]) \
+                and free(span.end, draft.span[0]):  # "Until last summer I lived in Leeds"
             end = past_end(span.expression, s.text[left:right], session)
             if end is not None:
                 return _with_start(draft, s, session, end.end, end.label())
     return _until_clause(draft, s, session, left, right)
+
+
+_OPENING_REACH = 60  # how far into the sentence or the clause an opening phrase may run before its range
+
+
+def _range_stated(found, session: datetime) -> Stated:
+    """The interval a range states, ending at the event that ended it or at the end of its last period
+    (never after the session, once that period has begun: "I lived in Oslo from May to July", said in July)."""
+    end = _moment(found.last, session) if found.last_is_event else found.last.end
+    if found.last.start <= session:
+        end = min(end, session)
+    return Stated(_moment(found.first, session), _words(found.first_said) or found.first.label(), end,
+                  _words(found.last_said) or found.last.label())
 
 
 def _words(said: str) -> str:

@@ -250,3 +250,22 @@ def test_then_after_a_range_in_lowercase_chat():
     [tesla] = [f for f in extracted("i owned a Honda Civic from 2012 until i sold it in 2019, then bought a Tesla Model 3.")
                if f.object == "Tesla Model 3"]
     assert tesla.valid_at == at(2019)
+
+
+def test_a_range_after_another_verb_is_that_verbs():
+    """Second review: "and lived in Paris March 2012 to June 2014" ended the diet said before it."""
+    vegan = {(f.valid_at, f.invalid_at) for f in extracted(
+        "I've been vegan since 2015 and lived in Paris March 2012 to June 2014.") if f.object == "vegan"}
+    assert (at(2015), None) in vegan and all(end is None for _, end in vegan)
+
+
+@pytest.mark.parametrize("text", ["My son's undergrad is at Uppsala University.", "Our bachelor's is from Harvard University.",
+                                  "My MBA is from Harvard Business School."])
+def test_a_degree_names_the_speakers_school_only_with_its_interval(text):
+    assert not [f for f in extracted(text) if f.predicate == "STUDIES_AT"]
+
+
+@pytest.mark.parametrize("text", ["I got a DUI in 2019.", "I got a Bachelor of Arts from Yale."])
+def test_bare_got_owns_only_a_make_with_its_model(text):
+    assert not [f for f in extracted(text) if f.predicate == "OWNS"]
+    assert ("OWNS", "Tesla Model 3") in {(f.predicate, f.object) for f in extracted("I got a Tesla Model 3.")}
