@@ -172,16 +172,6 @@ def _refuses(socket_path: Path) -> bool:
     return False
 
 
-def _gone_within(pid: int, seconds: float) -> bool:
-    """Whether process `pid` is gone (or a zombie) within `seconds`."""
-    deadline = time.monotonic() + seconds
-    while _server_alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 def _registry_path(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".settings")
 
@@ -204,7 +194,7 @@ def clear_stale_registry(db_path: Path) -> bool:
         socket_path = Path(settings["unixsocket"])
         alive = _server_alive(pid) and socket_path.exists()
         if alive and _refuses(socket_path):
-            alive = not _gone_within(pid, DYING_WAIT_S)
+            alive = not _wait_gone(pid, DYING_WAIT_S)
     except (OSError, ValueError, KeyError, TypeError):
         alive = False
     if alive or not registry.exists():

@@ -122,6 +122,7 @@ def extract_turn(turn: TurnContext) -> Extraction:
         for said, groups, place in read:
             spans = [d.span for drafts in groups for d in drafts]
             intervals |= {id(d): stated_interval(d, said, session, spans, _said_in_past(sentence, d, place))
+                          if d.kind == "state" and d.dated else None  # the only drafts an interval dates
                           for drafts in groups for d in drafts}
         stated = [(said, d, place, intervals[id(d)]) for said, groups, place in read for drafts in groups for d in drafts
                   if intervals[id(d)] is not None]
